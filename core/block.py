@@ -1,0 +1,151 @@
+"""The forward pass of one Transformer block, returning every intermediate by hook name.
+
+Shapes: T tokens, H heads, d = d_model, dh = d_head, F = d_ff. Attention is written out
+per head so that every matrix a learner may want to look at exists.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+from .config import BlockConfig
+from .functions import activate, norm_parts, softmax
+
+Weights = Mapping[str, np.ndarray]
+
+
+class Trace(Mapping[str, np.ndarray]):
+    """Every intermediate of one forward pass, keyed by TransformerLens-style hook names,
+    in the order they are computed. Read-only arrays."""
+
+    def __init__(self, hooks: dict[str, np.ndarray]):
+        for array in hooks.values():
+            array.setflags(write=False)
+        self._hooks = hooks
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._hooks[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._hooks)
+
+    def __len__(self) -> int:
+        return len(self._hooks)
+
+    @property
+    def output(self) -> np.ndarray:
+        return self._hooks["hook_resid_post"]
+
+
+def _norm(hooks: dict, prefix: str, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
+    """Apply ln1/ln2 to x (T×width), recording its four hooks; returns the output."""
+    scale, normalized = norm_parts(config.norm, x, config.eps)
+    out = normalized * weights[f"{prefix}.w"]
+    if config.norm == "layernorm":
+        out = out + weights[f"{prefix}.b"]
+    hooks[f"{prefix}.hook_in"] = x
+    hooks[f"{prefix}.hook_scale"] = scale                  # (T, 1)
+    hooks[f"{prefix}.hook_normalized"] = normalized        # (T, width)
+    hooks[f"{prefix}.hook_out"] = out                      # (T, width)
+    return out
+
+
+def causal_mask(T: int) -> np.ndarray:
+    """True where token i may not look at token j (j > i)."""
+    return np.triu(np.ones((T, T), dtype=bool), k=1)
+
+
+def _attention(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
+    """Multi-head attention on x (T×d); returns attn_out (T×d)."""
+    H, dh = config.n_heads, config.d_head
+    T = x.shape[0]
+    q = np.empty((H, T, dh))
+    k = np.empty((H, T, dh))
+    v = np.empty((H, T, dh))
+    scores = np.empty((H, T, T))
+    pattern = np.empty((H, T, T))
+    z = np.empty((H, T, dh))
+    result = np.empty((H, T, config.d_model))
+    blocked = causal_mask(T) if config.mask == "causal" else np.zeros((T, T), dtype=bool)
+    for h in range(H):
+        q[h] = x @ weights["W_Q"][h] + weights["b_Q"][h]          # (T, dh)
+        k[h] = x @ weights["W_K"][h] + weights["b_K"][h]          # (T, dh)
+        v[h] = x @ weights["W_V"][h] + weights["b_V"][h]          # (T, dh)
+        scores[h] = np.where(blocked, -np.inf, q[h] @ k[h].T / np.sqrt(dh))  # (T, T)
+        pattern[h] = softmax(scores[h])                           # (T, T), rows sum to 1
+        z[h] = pattern[h] @ v[h]                                  # (T, dh)
+        result[h] = z[h] @ weights["W_O"][h]                      # (T, d)
+    attn_out = result.sum(axis=0) + weights["b_O"]                # (T, d)
+    hooks.update({
+        "attn.hook_q": q, "attn.hook_k": k, "attn.hook_v": v,
+        "attn.hook_attn_scores": scores, "attn.hook_pattern": pattern,
+        "attn.hook_z": z, "attn.hook_result": result, "hook_attn_out": attn_out,
+    })
+    return attn_out
+
+
+def _mlp(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
+    """The position-wise FFN on x (T×d); returns mlp_out (T×d_out)."""
+    pre = x @ weights["W_in"] + weights["b_in"]                   # (T, F)
+    hooks["mlp.hook_pre"] = pre
+    if config.gated:
+        gate = x @ weights["W_gate"] + weights["b_gate"]          # (T, F)
+        hooks["mlp.hook_gate"] = gate
+        hidden = activate(config.activation, gate) * pre
+    else:
+        hidden = activate(config.activation, pre)
+    hooks["mlp.hook_post"] = hidden                               # (T, F)
+    mlp_out = hidden @ weights["W_out"] + weights["b_out"]        # (T, d_out)
+    hooks["hook_mlp_out"] = mlp_out
+    return mlp_out
+
+
+def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
+    """Run the block on inputs (T×d_model) and return the trace of every hook.
+
+    Parts that are switched off (attention, norms) leave no hooks at all.
+    """
+    x = np.asarray(inputs, dtype=np.float64)
+    weights = {name: np.asarray(value, dtype=np.float64) for name, value in weights.items()}
+    hooks: dict[str, np.ndarray] = {"hook_resid_pre": x}
+    pre_norm = config.norm_placement == "pre" and config.has_norm
+    post_norm = config.norm_placement == "post" and config.has_norm
+
+    # Attention sub-layer: moves information between positions.
+    if config.attention:
+        attn_in = _norm(hooks, "ln1", config, weights, x) if pre_norm else x
+        attn_out = _attention(hooks, config, weights, attn_in)
+        summed = x + attn_out if config.residual else attn_out
+        mid = _norm(hooks, "ln1", config, weights, summed) if post_norm else summed
+    else:
+        mid = x
+    hooks["hook_resid_mid"] = mid
+
+    # FFN sub-layer: transforms each position on its own.
+    mlp_in = _norm(hooks, "ln2", config, weights, mid) if pre_norm else mid
+    mlp_out = _mlp(hooks, config, weights, mlp_in)
+    summed = mid + mlp_out if config.residual else mlp_out
+    hooks["hook_resid_post"] = _norm(hooks, "ln2", config, weights, summed) if post_norm else summed
+    return Trace(_in_design_order(hooks))
+
+
+_ORDER = (
+    "hook_resid_pre",
+    "ln1.hook_in", "ln1.hook_scale", "ln1.hook_normalized", "ln1.hook_out",
+    "attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_attn_scores", "attn.hook_pattern",
+    "attn.hook_z", "attn.hook_result", "hook_attn_out", "hook_resid_mid",
+    "ln2.hook_in", "ln2.hook_scale", "ln2.hook_normalized", "ln2.hook_out",
+    "mlp.hook_pre", "mlp.hook_gate", "mlp.hook_post", "hook_mlp_out", "hook_resid_post",
+)
+HOOK_NAMES = _ORDER
+
+
+def _in_design_order(hooks: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {name: hooks[name] for name in _ORDER if name in hooks}
+
+
+def mse(outputs: np.ndarray, targets: np.ndarray) -> float:
+    """Mean squared error over every cell."""
+    diff = np.asarray(outputs, dtype=np.float64) - np.asarray(targets, dtype=np.float64)
+    return float(np.mean(diff * diff))

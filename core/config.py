@@ -1,0 +1,128 @@
+"""The configuration of one Transformer block, and the weight shapes it implies."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+MASKS = ("full", "causal")
+NORMS = ("layernorm", "rmsnorm", "none")
+PLACEMENTS = ("post", "pre")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu", "identity")
+
+# Any one dimension above this, or more numbers than MAX_NUMBERS in a scenario,
+# is refused: a lesson block is tiny, and a typo must not allocate gigabytes.
+MAX_DIM = 4096
+MAX_NUMBERS = 50_000_000
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot describe a block; the message names the field."""
+
+
+@dataclass(frozen=True)
+class BlockConfig:
+    d_model: int                  # width of the residual stream
+    d_ff: int                     # number of hidden units in the FFN
+    n_heads: int = 0              # attention heads (0 when attention is off)
+    d_head: int = 0               # width of one head's q, k, v
+    d_out: int | None = None      # width of the block output; None means d_model
+    attention: bool = True        # is there an attention sub-layer at all
+    mask: str = "full"            # "full": every token sees all; "causal": only earlier ones
+    residual: bool = True         # add each sub-layer's input back to its output
+    norm: str = "layernorm"       # "layernorm" | "rmsnorm" | "none"
+    norm_placement: str = "post"  # "post": norm after the residual sum; "pre": at the sub-layer's entry
+    eps: float = 1e-5             # added to the variance (or mean square) before the square root
+    activation: str = "relu"      # the FFN non-linearity
+    gated: bool = False           # gated FFN: act(x·W_gate) ⊙ (x·W_in); silu → SwiGLU, gelu → GEGLU
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    @property
+    def output_width(self) -> int:
+        return self.d_model if self.d_out is None else self.d_out
+
+    @property
+    def has_norm(self) -> bool:
+        return self.norm != "none"
+
+    @property
+    def has_ln1(self) -> bool:
+        return self.attention and self.has_norm
+
+    @property
+    def ln2_width(self) -> int:
+        # Post-norm normalizes the block output (d_out wide); pre-norm the FFN input (d_model).
+        return self.output_width if self.norm_placement == "post" else self.d_model
+
+    def validate(self) -> None:
+        def whole(name: str, value: object, low: int) -> None:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"config.{name}: expected a whole number, got {value!r}")
+            if not low <= value <= MAX_DIM:
+                raise ConfigError(f"config.{name}: expected {low} to {MAX_DIM}, got {value}")
+
+        def choice(name: str, value: object, options: tuple[str, ...]) -> None:
+            if value not in options:
+                raise ConfigError(f"config.{name}: expected one of {', '.join(options)}, got {value!r}")
+
+        def flag(name: str, value: object) -> None:
+            if not isinstance(value, bool):
+                raise ConfigError(f"config.{name}: expected true or false, got {value!r}")
+
+        whole("d_model", self.d_model, 1)
+        whole("d_ff", self.d_ff, 1)
+        for name in ("attention", "residual", "gated"):
+            flag(name, getattr(self, name))
+        if self.attention:
+            whole("n_heads", self.n_heads, 1)
+            whole("d_head", self.d_head, 1)
+        elif self.n_heads or self.d_head:
+            raise ConfigError("config.n_heads: expected no heads when attention is false")
+        if self.d_out is not None:
+            whole("d_out", self.d_out, 1)
+            if self.residual and self.d_out != self.d_model:
+                raise ConfigError(
+                    f"config.d_out: expected {self.d_model} (= d_model) while residual is true, got {self.d_out}")
+        choice("mask", self.mask, MASKS)
+        choice("norm", self.norm, NORMS)
+        choice("norm_placement", self.norm_placement, PLACEMENTS)
+        choice("activation", self.activation, ACTIVATIONS)
+        if isinstance(self.eps, bool) or not isinstance(self.eps, (int, float)) or not 0 <= self.eps <= 1:
+            raise ConfigError(f"config.eps: expected a number from 0 to 1, got {self.eps!r}")
+
+    def with_changes(self, **changes: object) -> "BlockConfig":
+        """A copy with some fields changed; heads are cleared or restored with attention."""
+        if changes.get("attention") is False:
+            changes.setdefault("n_heads", 0)
+            changes.setdefault("d_head", 0)
+        return replace(self, **changes)
+
+
+def weight_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
+    """Every weight the block has, in DESIGN.md's names, with its shape, in a fixed order."""
+    d, F, out = config.d_model, config.d_ff, config.output_width
+    shapes: dict[str, tuple[int, ...]] = {}
+    if config.attention:
+        H, dh = config.n_heads, config.d_head
+        shapes.update({
+            "W_Q": (H, d, dh), "b_Q": (H, dh),
+            "W_K": (H, d, dh), "b_K": (H, dh),
+            "W_V": (H, d, dh), "b_V": (H, dh),
+            "W_O": (H, dh, d), "b_O": (d,),
+        })
+        if config.has_norm:
+            shapes["ln1.w"] = (d,)
+            if config.norm == "layernorm":
+                shapes["ln1.b"] = (d,)
+    shapes["W_in"] = (d, F)
+    shapes["b_in"] = (F,)
+    if config.gated:
+        shapes["W_gate"] = (d, F)
+        shapes["b_gate"] = (F,)
+    shapes["W_out"] = (F, out)
+    shapes["b_out"] = (out,)
+    if config.has_norm:
+        shapes["ln2.w"] = (config.ln2_width,)
+        if config.norm == "layernorm":
+            shapes["ln2.b"] = (config.ln2_width,)
+    return shapes

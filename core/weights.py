@@ -1,0 +1,53 @@
+"""Creating weights: zero, identity, seeded random, and carrying weights over a config change."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .config import BlockConfig, weight_shapes
+
+FILLS = ("zero", "identity", "random")
+
+
+def filled(shape: tuple[int, ...], fill: str, seed: int = 0) -> np.ndarray:
+    """A new array: zeros; identity (ones on each matrix's diagonal, a vector of ones);
+    or seeded random values N(0, 1/fan_in) rounded to two decimals so they can be read."""
+    if fill == "zero":
+        return np.zeros(shape)
+    if fill == "identity":
+        if len(shape) == 1:
+            return np.ones(shape)
+        eye = np.eye(shape[-2], shape[-1])
+        return np.broadcast_to(eye, shape).copy()
+    if fill == "random":
+        rng = np.random.default_rng(seed)
+        fan_in = shape[-2] if len(shape) >= 2 else shape[-1]
+        return np.round(rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=shape), 2)
+    raise ValueError(f"fill: expected one of {', '.join(FILLS)}, got {fill!r}")
+
+
+def default_weight(name: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    """What a freshly created weight holds: norm gains 1, biases 0, matrices seeded random."""
+    if name.endswith(".w"):
+        return np.ones(shape)
+    if name.startswith("b_") or name.endswith(".b"):
+        return np.zeros(shape)
+    # Each matrix gets its own stream, so adding W_gate does not change W_in's numbers.
+    return filled(shape, "random", seed + sum(map(ord, name)))
+
+
+def adapt_weights(weights: Mapping[str, np.ndarray], config: BlockConfig,
+                  seed: int = 0) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The weights `config` needs: every existing one of the right shape is kept, the rest are
+    created deterministically. Returns (weights, names of those created)."""
+    result: dict[str, np.ndarray] = {}
+    created: list[str] = []
+    for name, shape in weight_shapes(config).items():
+        old = weights.get(name)
+        if old is not None and np.shape(old) == shape:
+            result[name] = np.array(old, dtype=np.float64)
+        else:
+            result[name] = default_weight(name, shape, seed)
+            created.append(name)
+    return result, created

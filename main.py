@@ -1,0 +1,105 @@
+"""Block Lab's entry point: parse the command line and hand over (GUI in `app`, math in `core`)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+DEFAULT_SCENARIO = ROOT / "resources" / "scenarios" / "block-default.json"
+
+DESCRIPTION = """\
+Block Lab: explore one Transformer block (attention, FFN, residual sums, normalization)
+by editing its weights and watching every intermediate change.
+
+commands:
+  (none)                 open the GUI on resources/scenarios/block-default.json
+  open FILE              open the GUI on a scenario file
+  trace FILE [--out F]   headless: run the block and print every hook as JSON
+  screenshot OUT.png [FILE] [--size WxH] [--lang zh|en]
+                         render the window offscreen to a PNG
+"""
+
+TRACE_HELP = """\
+Run the block described by a scenario file and print its trace as JSON:
+  {"format": "blocklab-trace", "version": 1, "hooks": {name: nested list}, "mse": number or null}
+Hooks use TransformerLens-style names (hook_resid_pre, ln1.hook_out, attn.hook_pattern,
+mlp.hook_post, hook_resid_post, ...); parts that are switched off have no hooks.
+A masked attention score (-inf) is written as null, since JSON has no infinity.
+mse is the mean squared error of hook_resid_post against the scenario's targets, or null.
+With --out OUT.npz every hook is an array (masked scores stay -inf) and mse is NaN if absent.
+Exit status: 0 on success, 2 with one line on stderr if the file is refused.
+"""
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1280x800, got {text!r}") from None
+    if not (200 <= width <= 8192 and 200 <= height <= 8192):
+        raise argparse.ArgumentTypeError(f"expected each side from 200 to 8192 pixels, got {text}")
+    return width, height
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="blocklab", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lang", choices=("zh", "en"), default=None,
+                        help="language of the interface (default: the system's, else Chinese)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    open_cmd = commands.add_parser("open", help="open the GUI on a scenario file")
+    open_cmd.add_argument("file", type=Path)
+    open_cmd.add_argument("--lang", choices=("zh", "en"), default=argparse.SUPPRESS)
+
+    trace_cmd = commands.add_parser("trace", help="print every intermediate as JSON (headless)",
+                                    description=TRACE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    trace_cmd.add_argument("file", type=Path, help="a scenario file (.json)")
+    trace_cmd.add_argument("--out", type=Path, help="write to OUT.json or OUT.npz instead of printing")
+
+    shot = commands.add_parser("screenshot", help="render the window offscreen to a PNG")
+    shot.add_argument("out", type=Path, help="the PNG to write")
+    shot.add_argument("file", type=Path, nargs="?", default=None, help="scenario to show (default: the built-in one)")
+    shot.add_argument("--size", type=_size, default=(1280, 800), help="window size WxH (default 1280x800)")
+    shot.add_argument("--lang", choices=("zh", "en"), default=argparse.SUPPRESS)
+    return parser
+
+
+def run_trace(file: Path, out: Path | None) -> int:
+    from core.block import mse
+    from core.scenario import ScenarioError, load_scenario
+    from core.trace_io import trace_json, write_trace
+
+    try:
+        scenario = load_scenario(file)
+    except ScenarioError as error:
+        print(f"blocklab trace: {error}", file=sys.stderr)
+        return 2
+    trace = scenario.run()
+    error_value = None if scenario.targets is None else mse(trace.output, scenario.targets)
+    if out is None:
+        print(trace_json(trace, error_value))
+        return 0
+    try:
+        write_trace(trace, error_value, out)
+    except (OSError, ValueError) as error:
+        print(f"blocklab trace: cannot write {out}: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "trace":
+        return run_trace(args.file, args.out)
+    from app.launch import run_gui, run_screenshot   # Qt is imported only for the GUI commands
+
+    if args.command == "screenshot":
+        return run_screenshot(args.out, args.file or DEFAULT_SCENARIO, args.size, args.lang)
+    file = args.file if args.command == "open" else DEFAULT_SCENARIO
+    return run_gui(file, args.lang)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
