@@ -36,7 +36,8 @@ class Explanation:
 
     def text(self) -> str:
         lines = [self.formula]
-        lines += [f"  {term.symbol} = {fmt(term.value)}" for term in self.terms]
+        lines += [f"  {term.symbol} = {term.value:g}" if term.symbol == "ε" else f"  {term.symbol} = {fmt(term.value)}"
+                  for term in self.terms]
         lines.append(self.substituted)
         return "\n".join(lines)
 
@@ -224,9 +225,9 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         if config.gated:
             gate = float(trace["mlp.hook_gate"][i, u])
             return make("gated_activation", f"h = act(gate)·pre,  act(x) = {ACTIVATION_FORMULAS[act]}",
-                        f"{act}({_paren(gate)})·{_paren(pre)}", [Term("gate", gate), Term("pre", pre)])
+                        f"{act}({fmt(gate)})·{_paren(pre)}", [Term("gate", gate), Term("pre", pre)])
         return make("activation", f"h = {act}(pre),  {act}(x) = {ACTIVATION_FORMULAS[act]}",
-                    f"{act}({_paren(pre)})", [Term("pre", pre)])
+                    f"{act}({fmt(pre)})", [Term("pre", pre)])
 
     if hook == "hook_mlp_out":
         i, j = index
