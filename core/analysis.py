@@ -1,0 +1,101 @@
+"""Numbers the explorer shows beside the trace: invariants, MSE sweeps, activation curves."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .block import Trace, Weights, forward, mse
+from .config import BlockConfig
+from .functions import activate
+
+TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Invariant:
+    key: str                 # "ln2.mean", "ln2.var", "pattern.rowsum", "resid_post.sum", …
+    label: str               # in symbols, e.g. "mean(LN2 normalized)"
+    expected: float
+    values: np.ndarray       # one per token (per head and token for the pattern)
+    ok: bool
+
+
+def invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
+    """What must hold in any healthy trace, checked on the current numbers.
+
+    Norms: each token's normalized row has mean 0 (LayerNorm only) and variance
+    (LayerNorm) or mean square (RMSNorm) ≈ 1 — it is not when ε is large compared with the
+    row's spread, or 0 on a constant row. Attention rows sum to 1. A residual output is
+    exactly its two summands.
+    """
+    found: list[Invariant] = []
+
+    def add(key: str, label: str, expected: float, values: np.ndarray, tolerance: float) -> None:
+        values = np.asarray(values, dtype=np.float64)
+        ok = bool(np.all(np.abs(values - expected) <= tolerance))
+        found.append(Invariant(key, label, expected, values, ok))
+
+    for prefix in ("ln1", "ln2"):
+        name = f"{prefix}.hook_normalized"
+        if name not in trace:
+            continue
+        rows = trace[name]
+        if config.norm == "layernorm":
+            add(f"{prefix}.mean", f"mean({prefix.upper()} n)", 0.0, rows.mean(axis=1), 1e-9)
+            add(f"{prefix}.var", f"var({prefix.upper()} n)", 1.0, rows.var(axis=1), 1e-2)
+        else:
+            add(f"{prefix}.ms", f"mean({prefix.upper()} n²)", 1.0, (rows * rows).mean(axis=1), 1e-2)
+    if "attn.hook_pattern" in trace:
+        add("pattern.rowsum", "Σⱼ pᵢⱼ", 1.0, trace["attn.hook_pattern"].sum(axis=-1), 1e-9)
+    if config.residual:
+        if config.attention:
+            summed = trace["hook_resid_pre"] + trace["hook_attn_out"]
+            stream = trace["ln1.hook_in"] if "ln1.hook_in" in trace and config.norm_placement == "post" \
+                else trace["hook_resid_mid"]
+            add("resid_mid.sum", "x + attn_out", 0.0, np.abs(stream - summed).max(axis=1), TOLERANCE)
+        summed = trace["hook_resid_mid"] + trace["hook_mlp_out"]
+        stream = trace["ln2.hook_in"] if "ln2.hook_in" in trace and config.norm_placement == "post" \
+            else trace["hook_resid_post"]
+        add("resid_post.sum", "m + f", 0.0, np.abs(stream - summed).max(axis=1), TOLERANCE)
+    return found
+
+
+def with_value(config: BlockConfig, weights: Weights, inputs: np.ndarray, tensor: str,
+               index: tuple[int, ...], value: float) -> tuple[Weights, np.ndarray]:
+    """Weights and inputs with one cell of `tensor` ("inputs" or a weight name) replaced."""
+    if tensor == "inputs":
+        changed = np.array(inputs, dtype=np.float64)
+        changed[index] = value
+        return weights, changed
+    changed_weights = dict(weights)
+    array = np.array(weights[tensor], dtype=np.float64)
+    array[index] = value
+    changed_weights[tensor] = array
+    return changed_weights, inputs
+
+
+def mse_sweep(config: BlockConfig, weights: Weights, inputs: np.ndarray, targets: np.ndarray,
+              tensor: str, index: tuple[int, ...], values: np.ndarray) -> np.ndarray:
+    """The MSE of the block output against targets as one cell takes each of `values`."""
+    result = np.empty(len(values))
+    for position, value in enumerate(values):
+        sweep_weights, sweep_inputs = with_value(config, weights, inputs, tensor, index, float(value))
+        result[position] = mse(forward(config, sweep_weights, sweep_inputs).output, targets)
+    return result
+
+
+def sweep_range(current: float, half_width: float = 2.0, points: int = 61) -> np.ndarray:
+    """Values around the current one for a sweep: current ± half_width, current included."""
+    return np.linspace(current - half_width, current + half_width, points)
+
+
+def activation_curve(activation: str, low: float = -4.0, high: float = 4.0,
+                     points: int = 161) -> tuple[np.ndarray, np.ndarray]:
+    xs = np.linspace(low, high, points)
+    return xs, activate(activation, xs)
+
+
+def activate_values(activation: str, values: np.ndarray) -> np.ndarray:
+    return activate(activation, np.asarray(values, dtype=np.float64))
+
