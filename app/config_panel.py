@@ -1,0 +1,169 @@
+"""Selectors for the block's options: each change goes to the Session as one undo step."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox,
+                               QWidget)
+
+from core.config import ACTIVATIONS, MASKS, NORMS, PLACEMENTS
+
+from .session import Session, parse_number
+from .style import format_number
+
+ACTIVATION_LABELS = {"relu": "ReLU", "gelu": "GELU (exact, erf)", "gelu_tanh": "GELU (tanh, GPT-2)",
+                     "silu": "SiLU", "identity": "none (identity)"}
+NORM_LABELS = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm", "none": "none"}
+PLACEMENT_LABELS = {"post": "post-norm (after the sum)", "pre": "pre-norm (at the entry)"}
+MASK_LABELS = {"full": "full (every token sees all)", "causal": "causal (only earlier tokens)"}
+
+
+class ConfigPanel(QWidget):
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.setObjectName("configPanel")
+        self.session = session
+
+        def combo(name: str, options: tuple[str, ...], labels: dict[str, str], field: str) -> QComboBox:
+            box = QComboBox()
+            box.setObjectName(name)
+            for option in options:
+                box.addItem(self.tr(labels[option]), option)
+            box.currentIndexChanged.connect(lambda _i: self._set(**{field: box.currentData()}))
+            return box
+
+        def check(name: str, text: str, field: str) -> QCheckBox:
+            box = QCheckBox(text)
+            box.setObjectName(name)
+            box.toggled.connect(lambda on: self._set(**{field: on}))
+            return box
+
+        def spin(name: str, low: int, high: int, field: str) -> QSpinBox:
+            box = QSpinBox()
+            box.setObjectName(name)
+            box.setRange(low, high)
+            box.valueChanged.connect(lambda value: self._set(**{field: value}))
+            return box
+
+        self.activation = combo("configActivation", ACTIVATIONS, ACTIVATION_LABELS, "activation")
+        self.gated = check("configGated", self.tr("gated (SwiGLU / GEGLU)"), "gated")
+        self.norm = combo("configNorm", NORMS, NORM_LABELS, "norm")
+        self.placement = combo("configPlacement", PLACEMENTS, PLACEMENT_LABELS, "norm_placement")
+        self.mask = combo("configMask", MASKS, MASK_LABELS, "mask")
+        self.attention = check("configAttention", self.tr("attention"), "attention")
+        self.residual = check("configResidual", self.tr("residual"), "residual")
+        self.eps = QLineEdit()
+        self.eps.setObjectName("configEps")
+        self.eps.setToolTip(self.tr("ε added before the square root in the norm; press Enter to apply"))
+        self.eps.editingFinished.connect(self._eps_entered)
+        self.d_ff = spin("configDff", 1, 64, "d_ff")
+        self.n_heads = spin("configHeads", 1, 8, "n_heads")
+        self.d_head = spin("configDhead", 1, 16, "d_head")
+
+        switches = QHBoxLayout()
+        switches.addWidget(self.attention)
+        switches.addWidget(self.residual)
+        switches.addWidget(self.gated)
+        switches.addStretch(1)
+        shapes = QHBoxLayout()
+        shapes.addWidget(self.d_ff)
+        shapes.addWidget(self.n_heads)
+        shapes.addWidget(self.d_head)
+        self.n_heads.setPrefix("H = ")
+        self.d_head.setPrefix("d_head = ")
+        self.d_ff.setPrefix("d_ff = ")
+        form = QFormLayout(self)
+        form.setContentsMargins(4, 4, 4, 4)
+        form.addRow(switches)
+        form.addRow(self.tr("Activation"), self.activation)
+        form.addRow(self.tr("Norm"), self.norm)
+        form.addRow(self.tr("Placement"), self.placement)
+        form.addRow(self.tr("Mask"), self.mask)
+        form.addRow("ε", self.eps)
+        form.addRow(self.tr("Sizes"), shapes)
+        session.traceChanged.connect(self.refresh)
+        self.refresh()
+
+    def _set(self, **changes: object) -> None:
+        if not self.session.set_config(**changes):
+            self.refresh()          # refused: show the option that is still in force
+
+    def _eps_entered(self) -> None:
+        value = parse_number(self.eps.text())
+        if value is None or not 0 <= value <= 1:
+            self.session.message.emit(self.tr("ε must be a number from 0 to 1; it stays %1.")
+                                      .replace("%1", f"{self.session.config.eps:g}"))
+            self.refresh()
+            return
+        self._set(eps=value)
+
+    def refresh(self) -> None:
+        config = self.session.config
+        widgets = (self.activation, self.gated, self.norm, self.placement, self.mask, self.attention,
+                   self.residual, self.eps, self.d_ff, self.n_heads, self.d_head)
+        blockers = [QSignalBlocker(widget) for widget in widgets]
+        self.activation.setCurrentIndex(self.activation.findData(config.activation))
+        self.norm.setCurrentIndex(self.norm.findData(config.norm))
+        self.placement.setCurrentIndex(self.placement.findData(config.norm_placement))
+        self.mask.setCurrentIndex(self.mask.findData(config.mask))
+        self.gated.setChecked(config.gated)
+        self.attention.setChecked(config.attention)
+        self.residual.setChecked(config.residual)
+        self.eps.setText(f"{config.eps:g}")
+        self.d_ff.setValue(config.d_ff)
+        self.n_heads.setValue(config.n_heads or 1)
+        self.d_head.setValue(config.d_head or 1)
+        for widget in (self.mask, self.n_heads, self.d_head):
+            widget.setEnabled(config.attention)
+        self.placement.setEnabled(config.has_norm)
+        self.eps.setEnabled(config.has_norm)
+        # Without a residual the output width may differ from d_model; with one it may not.
+        self.residual.setEnabled(config.output_width == config.d_model)
+        del blockers
+
+
+class InvariantsPanel(QWidget):
+    """Calm readouts of what must hold; a violated one turns red."""
+
+    LABELS = {
+        "mean": "norm mean = 0", "var": "norm variance = 1", "ms": "norm mean square = 1",
+        "rowsum": "attention rows sum to 1", "sum": "residual = its two summands",
+    }
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.setObjectName("invariantsPanel")
+        self.session = session
+        from PySide6.QtWidgets import QGridLayout, QLabel
+        self._QLabel = QLabel
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(4, 2, 4, 2)
+        self.grid.setVerticalSpacing(2)
+        self.labels: dict[str, QLabel] = {}
+        session.traceChanged.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        found = self.session.invariants()
+        keys = [inv.key for inv in found]
+        if keys != list(self.labels):
+            for label in self.labels.values():
+                label.deleteLater()
+            self.labels = {}
+            for row, key in enumerate(keys):
+                label = self._QLabel()
+                label.setObjectName(f"invariant_{key}")
+                self.grid.addWidget(label, row // 2, row % 2)
+                self.labels[key] = label
+        for inv in found:
+            prefix, kind = inv.key.split(".")
+            where = {"ln1": "LN1", "ln2": "LN2", "pattern": "", "resid_mid": "x + a", "resid_post": "m + f"}[prefix]
+            worst = inv.values.flat[abs(inv.values - inv.expected).argmax()]
+            mark = "✓" if inv.ok else "✗"
+            text = f"{mark} {where} {self.tr(self.LABELS[kind])}"
+            if not inv.ok:
+                text += f"  ({format_number(float(worst))})"
+            label = self.labels[inv.key]
+            label.setText(text.replace("  ", " ").strip())
+            label.setProperty("violated", not inv.ok)
+            label.setStyleSheet("color: #1a7f37;" if inv.ok else "color: #c62828; font-weight: bold;")
+            label.setToolTip(", ".join(format_number(float(v)) for v in inv.values.ravel()))

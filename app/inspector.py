@@ -1,0 +1,204 @@
+"""The inspector: the selected hook as a table of numbers, and how the selected cell was computed."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSignalBlocker, Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QTableView,
+                               QVBoxLayout, QWidget)
+
+from core.explain import explain
+
+from .session import Session
+from .style import format_number, limit_for, tint
+
+
+class HookTableModel(QAbstractTableModel):
+    """A read-only view of one 2-D slice of a hook: tokens down, units across."""
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.array = np.zeros((0, 0))
+        self.limit = 1.0
+        self.column_prefix = "d"
+        self.outlined: set[tuple[int, int]] = set()
+
+    def set_slice(self, array: np.ndarray, column_prefix: str) -> None:
+        if array.shape != self.array.shape or column_prefix != self.column_prefix:
+            self.beginResetModel()
+            self.array, self.column_prefix = array, column_prefix
+            self.limit = limit_for(array)
+            self.endResetModel()
+        else:
+            self.array = array
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else self.array.shape[0]
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else self.array.shape[1]
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        value = float(self.array[index.row(), index.column()])
+        if role == Qt.DisplayRole:
+            return format_number(value)
+        if role == Qt.BackgroundRole:
+            return tint(value, self.limit)
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole:
+            return repr(value)
+        return None
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+        if role != Qt.DisplayRole:
+            return None
+        if orientation == Qt.Vertical:
+            tokens = self.session.tokens
+            return tokens[section] if self.array.shape[0] == len(tokens) and section < len(tokens) else str(section + 1)
+        return f"{self.column_prefix}{section + 1}"
+
+
+# What each hook holds, for the inspector's title line.
+HOOK_MEANINGS = {
+    "hook_resid_pre": "block input x",
+    "ln1.hook_in": "input of the first norm",
+    "ln1.hook_scale": "first norm's scale √(var + ε)",
+    "ln1.hook_normalized": "first norm, before γ and β",
+    "ln1.hook_out": "first norm's output",
+    "attn.hook_q": "queries q = x·W_Q + b_Q",
+    "attn.hook_k": "keys k = x·W_K + b_K",
+    "attn.hook_v": "values v = x·W_V + b_V",
+    "attn.hook_attn_scores": "scores q·kᵀ/√d_head (masked = −∞)",
+    "attn.hook_pattern": "attention weights softmax(scores)",
+    "attn.hook_z": "z = pattern · v",
+    "attn.hook_result": "each head's contribution z·W_O",
+    "hook_attn_out": "attention output Σ heads + b_O",
+    "hook_resid_mid": "stream entering the FFN sub-layer",
+    "ln2.hook_in": "input of the second norm",
+    "ln2.hook_scale": "second norm's scale",
+    "ln2.hook_normalized": "second norm, before γ and β",
+    "ln2.hook_out": "second norm's output",
+    "mlp.hook_pre": "hidden units before the activation",
+    "mlp.hook_gate": "gate units before the activation",
+    "mlp.hook_post": "hidden units after the activation",
+    "hook_mlp_out": "FFN output f",
+    "hook_resid_post": "block output",
+}
+
+# A sentence for each kind of explanation (core gives the symbols and numbers).
+KIND_SENTENCES = {
+    "input": "This is an input number: edit it under “inputs” in the weight editor.",
+    "copy": "This value is passed on unchanged.",
+    "sum": "A sum of the values beside it.",
+    "dot": "A dot product: each input number times its weight, added up, plus the bias.",
+    "norm": "Normalization: subtract the mean, divide by the spread, then scale by γ and shift by β.",
+    "norm_scale": "The spread of this token's row, which the norm divides by.",
+    "normalized": "This token's row, centred and divided by its spread.",
+    "score": "How well this query matches this key, divided by √d_head.",
+    "masked": "Hidden by the causal mask: a token may not read tokens after it.",
+    "softmax": "Softmax turns this row of scores into weights that sum to 1.",
+    "activation": "The activation function applied to this unit's pre-activation.",
+    "gated_activation": "Gated FFN: the activated gate multiplies the linear unit.",
+}
+
+
+def _column_prefix(hook: str) -> str:
+    if hook.startswith("mlp."):
+        return "h"
+    if hook in ("attn.hook_attn_scores", "attn.hook_pattern"):
+        return "k"
+    if hook.endswith("hook_scale"):
+        return "σ"
+    return "d"
+
+
+class Inspector(QWidget):
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.setObjectName("inspector")
+        self.session = session
+        self.title = QLabel()
+        self.title.setObjectName("inspectorTitle")
+        self.title.setWordWrap(True)
+        bold = self.title.font()
+        bold.setBold(True)
+        bold.setPointSize(bold.pointSize() + 1)
+        self.title.setFont(bold)
+        self.head_combo = QComboBox()
+        self.head_combo.setObjectName("inspectorHeadSelector")
+        self.model = HookTableModel(session, self)
+        self.table = QTableView()
+        self.table.setObjectName("inspectorTable")
+        self.table.setModel(self.model)
+        self.table.setEditTriggers(QTableView.NoEditTriggers)
+        self.table.setSelectionMode(QTableView.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        numbers = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        numbers.setPointSize(max(numbers.pointSize(), 10))
+        self.table.setFont(numbers)
+        self.explanation = QPlainTextEdit()
+        self.explanation.setObjectName("inspectorExplanation")
+        self.explanation.setReadOnly(True)
+        self.explanation.setFont(numbers)
+        self.explanation.setMinimumHeight(110)
+        self.sentence = QLabel()
+        self.sentence.setObjectName("inspectorSentence")
+        self.sentence.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.head_combo)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 3)
+        layout.addWidget(self.sentence)
+        layout.addWidget(self.explanation, 2)
+
+        self.table.selectionModel().currentChanged.connect(self._cell_chosen)
+        self.head_combo.currentIndexChanged.connect(lambda head: head >= 0 and session.select(head=head))
+        session.traceChanged.connect(self.refresh)
+        session.selectionChanged.connect(self.refresh)
+        self.refresh()
+
+    def _cell_chosen(self, current: QModelIndex, _previous=None) -> None:
+        if current.isValid() and not self._refreshing:
+            self.session.select(token=current.row(), column=current.column())
+
+    _refreshing = False
+
+    def refresh(self) -> None:
+        session = self.session
+        hook = session.selected_hook
+        array = session.trace[hook]
+        index = session.selected_index(hook)
+        self._refreshing = True
+        try:
+            with QSignalBlocker(self.head_combo):
+                heads = array.shape[0] if array.ndim == 3 else 0
+                if self.head_combo.count() != heads:
+                    self.head_combo.clear()
+                    self.head_combo.addItems([self.tr("head %1").replace("%1", str(h + 1)) for h in range(heads)])
+                self.head_combo.setVisible(heads > 0)
+                if heads:
+                    self.head_combo.setCurrentIndex(index[0])
+            shown = array[index[0]] if array.ndim == 3 else array
+            self.model.set_slice(shown, _column_prefix(hook))
+            cell = self.model.index(index[-2], index[-1])
+            self.table.setCurrentIndex(cell)
+        finally:
+            self._refreshing = False
+        shape = "×".join(map(str, array.shape))
+        meaning = self.tr(HOOK_MEANINGS.get(hook, ""))
+        self.title.setText(f"{hook}  [{shape}]  — {meaning}")
+        explanation = explain(session.config, session.state.weights, session.trace, hook, index)
+        token = session.tokens[index[-2]] if array.shape[-2] == len(session.tokens) else str(index[-2] + 1)
+        where = f"{hook}[{', '.join(map(str, index))}]  ({token})"
+        self.sentence.setText(self.tr(KIND_SENTENCES.get(explanation.kind, "")))
+        self.explanation.setPlainText(f"{where}\n{explanation.text()}")

@@ -1,0 +1,167 @@
+"""The explorer window: assembles the panels and the actions; owns no logic of its own."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QFileDialog, QGroupBox, QLabel, QMainWindow, QMessageBox, QSplitter,
+                               QVBoxLayout, QWidget)
+
+from core.scenario import ScenarioError, load_scenario, save_scenario
+
+from .config_panel import ConfigPanel, InvariantsPanel
+from .dataflow import DataflowView
+from .inspector import Inspector
+from .plots import PlotsPanel
+from .session import Session
+from .weights_editor import WeightEditor
+
+
+def _boxed(title: str, widget: QWidget, name: str) -> QGroupBox:
+    box = QGroupBox(title)
+    box.setObjectName(name)
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(4, 4, 4, 4)
+    layout.addWidget(widget)
+    return box
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, session: Session, path: Path | None = None, language: str = "en"):
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.session = session
+        self.path = path
+        self.language = language
+
+        self.dataflow = DataflowView(session)
+        self.inspector = Inspector(session)
+        self.plots = PlotsPanel(session)
+        self.config_panel = ConfigPanel(session)
+        self.invariants = InvariantsPanel(session)
+        self.weight_editor = WeightEditor(session)
+
+        bottom = QSplitter(Qt.Horizontal)
+        bottom.setObjectName("bottomSplitter")
+        bottom.addWidget(_boxed(self.tr("Inspector"), self.inspector, "inspectorBox"))
+        bottom.addWidget(self.plots)
+        bottom.setSizes([420, 480])
+        left = QSplitter(Qt.Vertical)
+        left.setObjectName("leftSplitter")
+        left.addWidget(self.dataflow)
+        left.addWidget(bottom)
+        left.setSizes([380, 400])
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(_boxed(self.tr("Block options"), self.config_panel, "configBox"))
+        right_layout.addWidget(_boxed(self.tr("Checks"), self.invariants, "invariantsBox"))
+        right_layout.addWidget(_boxed(self.tr("Weights and inputs"), self.weight_editor, "weightsBox"), 1)
+        main = QSplitter(Qt.Horizontal)
+        main.setObjectName("mainSplitter")
+        main.addWidget(left)
+        main.addWidget(right)
+        main.setStretchFactor(0, 3)
+        main.setStretchFactor(1, 1)
+        main.setSizes([860, 420])
+        self.setCentralWidget(main)
+
+        self.mse_label = QLabel()
+        self.mse_label.setObjectName("statusMse")
+        self.statusBar().addPermanentWidget(self.mse_label)
+        session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        session.traceChanged.connect(self._refresh_status)
+        session.scenarioLoaded.connect(self._refresh_title)
+        self._build_actions()
+        self._refresh_status()
+        self._refresh_title()
+
+    # --- actions --------------------------------------------------------------------------
+    def _action(self, name: str, text: str, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(name)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        stack = self.session.undo_stack
+        self.undo_action = stack.createUndoAction(self, self.tr("Undo"))
+        self.undo_action.setObjectName("actionUndo")
+        self.undo_action.setShortcut(QKeySequence.Undo)
+        self.redo_action = stack.createRedoAction(self, self.tr("Redo"))
+        self.redo_action.setObjectName("actionRedo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.Redo])
+        open_action = self._action("actionOpen", self.tr("Open scenario…"), self.open_dialog, QKeySequence.Open)
+        save_action = self._action("actionSaveAs", self.tr("Save scenario as…"), self.save_dialog, QKeySequence("Ctrl+S"))
+        quit_action = self._action("actionQuit", self.tr("Quit"), self.close, QKeySequence.Quit)
+        reset_action = self._action("actionResetAll", self.tr("Reset to the scenario as loaded"), self.session.reset_all)
+        target_action = self._action("actionUseOutputAsTarget", self.tr("Use the current output as target"),
+                                     self.session.use_output_as_targets)
+        fit_action = self._action("actionFit", self.tr("Fit the block to the window"), self.dataflow.fit_to_window, "Ctrl+0")
+        zoom_in = self._action("actionZoomIn", self.tr("Zoom in"), self.dataflow.zoom_in, QKeySequence.ZoomIn)
+        zoom_out = self._action("actionZoomOut", self.tr("Zoom out"), self.dataflow.zoom_out, QKeySequence.ZoomOut)
+
+        menus = self.menuBar()
+        file_menu = menus.addMenu(self.tr("&File"))
+        for action in (open_action, save_action, quit_action):
+            file_menu.addAction(action)
+        edit_menu = menus.addMenu(self.tr("&Edit"))
+        for action in (self.undo_action, self.redo_action, reset_action, target_action):
+            edit_menu.addAction(action)
+        view_menu = menus.addMenu(self.tr("&View"))
+        for action in (fit_action, zoom_in, zoom_out):
+            view_menu.addAction(action)
+        self.addAction(self.undo_action)
+        self.addAction(self.redo_action)
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open scenario"), str(self.path.parent if self.path else ""),
+                                              self.tr("Block Lab scenario (*.json)"))
+        if path:
+            self.open_file(Path(path))
+
+    def open_file(self, path: Path) -> bool:
+        """Open a scenario; a refused file leaves everything as it was and says why."""
+        try:
+            scenario = load_scenario(path)
+        except ScenarioError as error:
+            self.session.message.emit(str(error))
+            QMessageBox.warning(self, self.tr("Cannot open this file"), str(error))
+            return False
+        self.path = path
+        self.session.load(scenario)
+        return True
+
+    def save_dialog(self) -> None:
+        suggestion = str(self.path) if self.path else "scenario.json"
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save scenario as"), suggestion,
+                                              self.tr("Block Lab scenario (*.json)"))
+        if path:
+            self.save_file(Path(path))
+
+    def save_file(self, path: Path) -> bool:
+        try:
+            save_scenario(self.session.scenario, path)
+        except OSError as error:
+            QMessageBox.warning(self, self.tr("Cannot save"), str(error))
+            return False
+        self.path = path
+        self.session.message.emit(self.tr("Saved %1").replace("%1", str(path)))
+        self._refresh_title()
+        return True
+
+    # --- status ---------------------------------------------------------------------------
+    def _refresh_status(self) -> None:
+        mse = self.session.mse
+        self.mse_label.setText(self.tr("MSE %1").replace("%1", f"{mse:.6f}") if mse is not None
+                               else self.tr("no targets"))
+
+    def _refresh_title(self) -> None:
+        title = self.session.loaded.title
+        text = title.get(self.language) or title.get("en") or title.get("zh") or ""
+        name = self.path.name if self.path else ""
+        self.setWindowTitle(" — ".join(part for part in (text, name, "Block Lab") if part))
