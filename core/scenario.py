@@ -106,8 +106,10 @@ def _array(value: object, shape: tuple[int, ...], where: str) -> np.ndarray:
     return array
 
 
-def _reject_constant(name: str) -> float:
-    raise ScenarioError(f"the file contains {name}: expected finite numbers only (JSON has no NaN or Infinity)")
+def _non_finite(name: str) -> float:
+    # NaN / Infinity / -Infinity are not JSON. Read them as floats so that the validation of
+    # the field they sit in refuses them and names that field (every field is validated).
+    return float(name)
 
 
 def parse_scenario(data: bytes | str) -> Scenario:
@@ -120,7 +122,7 @@ def parse_scenario(data: bytes | str) -> Scenario:
         except UnicodeDecodeError as error:
             raise ScenarioError(f"expected UTF-8 text, got an invalid byte at position {error.start}") from None
     try:
-        document = json.loads(data, parse_constant=_reject_constant)
+        document = json.loads(data, parse_constant=_non_finite)
     except ScenarioError:
         raise
     except json.JSONDecodeError as error:
@@ -247,7 +249,7 @@ def scenario_to_document(scenario: Scenario) -> dict:
     if config.d_out is not None:
         raw_config["d_out"] = config.d_out
     raw_config.update(attention=config.attention)
-    if config.attention:
+    if config.attention or config.mask != "full":   # a file may keep a mask with attention off
         raw_config["mask"] = config.mask
     raw_config.update(residual=config.residual, norm=config.norm, norm_placement=config.norm_placement,
                       eps=config.eps, activation=config.activation, gated=config.gated)
