@@ -26,7 +26,8 @@ class JsonTranslator(QTranslator):
                 self.table.setdefault(context, {}).update(entries)
 
     def translate(self, context, source, disambiguation=None, n=-1):  # noqa: N802 (Qt's name)
-        return self.table.get(context, {}).get(source, "")
+        # None (not "") for a missing string: Qt then falls back to the English source.
+        return self.table.get(context, {}).get(source)
 
     def isEmpty(self) -> bool:  # noqa: N802
         return not self.table

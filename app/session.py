@@ -46,6 +46,7 @@ class _StateCommand(QUndoCommand):
         if not isinstance(other, _StateCommand) or other._merge_key != self._merge_key:
             return False
         self._after = other._after
+        self.setText(other.text())
         return True
 
     def redo(self) -> None:

@@ -1,0 +1,690 @@
+"""The weight editor: one tensor of the scenario as an editable table tinted by value.
+
+Pick a tensor (inputs, a weight, targets) and, for the per-head matrices, a head; type into a
+cell, drag the selected cell's value with the slider or the spin box, paste a block of numbers,
+or fill the whole tensor. Every change is an undo step through the Session; the table only
+reads `session.tensor(...)` and repaints on `traceChanged`.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QRect, QSignalBlocker, Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo, QFontMetrics, QGuiApplication, QKeySequence, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+    QPushButton, QSizePolicy, QSlider, QSpinBox, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView,
+    QVBoxLayout, QWidget,
+)
+
+from app import style
+from app.session import INPUTS, TARGETS, Session, parse_number
+from core.scenario import MAX_ABS_VALUE
+
+CELL_POINT_SIZE = 10           # numbers readable on a projector
+TEXT_COLOUR = QColor("#111111")
+LIGHT_TEXT_COLOUR = QColor("#ffffff")
+NUDGE_STEP = 0.05              # wheel / spin step; with Shift held: FINE_STEP
+FINE_STEP = 0.01
+CELL_TEXT_MARGIN = 3           # px between a number and its cell's edge
+SLIDER_STEPS = 200             # the slider spans ±SLIDER_STEPS·SLIDER_STEP around the value at press
+SLIDER_STEP = 0.01
+
+# The letter naming each axis: rows read the input of a layer, columns feed its output.
+_MATRIX_AXES = {"W_Q": ("x", "q"), "W_K": ("x", "k"), "W_V": ("x", "v"), "W_O": ("z", "d"),
+                "W_in": ("x", "h"), "W_gate": ("x", "g"), "W_out": ("h", "f")}
+_VECTOR_AXIS = {"b_Q": "q", "b_K": "k", "b_V": "v", "b_in": "h", "b_gate": "g", "b_out": "f"}
+
+
+def _numbered(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}{i + 1}" for i in range(count)]
+
+
+def _text_colour_on(background: QColor) -> QColor:
+    """Dark text, except on the darkest tints at the ends of the scale where it would vanish."""
+    luminance = 0.299 * background.redF() + 0.587 * background.greenF() + 0.114 * background.blueF()
+    return TEXT_COLOUR if luminance >= 0.45 else LIGHT_TEXT_COLOUR
+
+
+def number_font(base: QFont) -> QFont:
+    """The table's font: at least CELL_POINT_SIZE, and the condensed cut of DejaVu Sans where that is
+    the system font, so six columns of "-1.434875" fit a side panel ~420 px wide."""
+    font = QFont(base)
+    font.setPointSize(max(CELL_POINT_SIZE, font.pointSize()))
+    if QFontInfo(font).family() == "DejaVu Sans" and "DejaVu Sans Condensed" in QFontDatabase.families():
+        font.setFamilies(["DejaVu Sans Condensed", *font.families()])
+    return font
+
+
+def _edit_text(value: float) -> str:
+    """A cell's value as the editor shows it: every digit, so an unchanged commit changes nothing."""
+    return repr(float(value))
+
+
+class WeightTableModel(QAbstractTableModel):
+    """One tensor of the session as a table: a matrix as is, a per-head tensor one head at a
+    time, a vector as one row. Never mutates arrays: every edit goes through the session."""
+
+    def __init__(self, session: Session, parent: QObject | None = None):
+        super().__init__(parent)
+        self._session = session
+        self._name = session.edit_tensor
+        self._head = 0
+        self._shape = self._view_shape()
+        self._rows, self._columns = self._labels()
+        self._limits: dict[str, float] = {}
+
+    # --- what is shown --------------------------------------------------------------------
+    @property
+    def tensor_name(self) -> str:
+        return self._name
+
+    @property
+    def head(self) -> int:
+        return self._head
+
+    def tensor(self) -> np.ndarray:
+        return self._session.tensor(self._name)
+
+    def view_array(self) -> np.ndarray:
+        """The 2-D slice the table shows (a view, not a copy)."""
+        array = self.tensor()
+        if array.ndim == 3:
+            return array[min(self._head, array.shape[0] - 1)]
+        if array.ndim == 1:
+            return array[np.newaxis, :]
+        return array
+
+    def _view_shape(self) -> tuple[int, int]:
+        try:
+            return tuple(self.view_array().shape)
+        except KeyError:
+            return (0, 0)
+
+    def full_index(self, row: int, column: int) -> tuple[int, ...]:
+        """The tensor index of a table cell."""
+        ndim = self.tensor().ndim
+        if ndim == 3:
+            return (self._head, row, column)
+        if ndim == 1:
+            return (column,)
+        return (row, column)
+
+    def table_position(self, index: tuple[int, ...]) -> tuple[int, int]:
+        """The table cell of a tensor index (inverse of full_index)."""
+        if len(index) == 3:
+            return index[1], index[2]
+        if len(index) == 1:
+            return 0, index[0]
+        return index[0], index[1]
+
+    def show(self, name: str, head: int = 0, force_reset: bool = False) -> None:
+        """Show tensor `name` (head `head` of a per-head one) and repaint: a cheap dataChanged when
+        only values changed, a model reset when the tensor, head or shape did."""
+        if force_reset or name != self._name or head != self._head or self._view_shape_of(name) != self._shape:
+            self.beginResetModel()
+            self._name, self._head = name, head
+            self._shape = self._view_shape()
+            self._rows, self._columns = self._labels()
+            self.endResetModel()
+        elif self._shape[0] and self._shape[1]:
+            self.dataChanged.emit(self.index(0, 0), self.index(self._shape[0] - 1, self._shape[1] - 1),
+                                  [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole,
+                                   Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ToolTipRole])
+
+    def _view_shape_of(self, name: str) -> tuple[int, int]:
+        shape = self._session.tensor(name).shape
+        return (shape[1], shape[2]) if len(shape) == 3 else (1, shape[0]) if len(shape) == 1 else tuple(shape)
+
+    def forget_limits(self) -> None:
+        """A new scenario: colour scales are taken afresh."""
+        self._limits.clear()
+
+    def colour_limit(self) -> float:
+        """The symmetric colour scale of this tensor: fixed per tensor so it never jumps on an edit —
+        taken from the tensor as loaded, or from the first values seen if it was not loaded."""
+        limit = self._limits.get(self._name)
+        if limit is None:
+            loaded = self._loaded_tensor()
+            limit = style.limit_for(loaded if loaded is not None else self.tensor())
+            self._limits[self._name] = limit
+        return limit
+
+    def _loaded_tensor(self) -> np.ndarray | None:
+        loaded = self._session.loaded
+        if self._name == INPUTS:
+            return loaded.inputs
+        if self._name == TARGETS:
+            return loaded.targets
+        return loaded.weights.get(self._name)
+
+    # --- header labels --------------------------------------------------------------------
+    def _labels(self) -> tuple[list[str], list[str]]:
+        rows, columns = self._shape
+        name = self._name
+        if name == INPUTS:
+            return list(self._session.tokens)[:rows], _numbered("d", columns)
+        if name == TARGETS:
+            return list(self._session.tokens)[:rows], _numbered("y", columns)
+        if name in _MATRIX_AXES:
+            row_letter, column_letter = _MATRIX_AXES[name]
+            return _numbered(row_letter, rows), _numbered(column_letter, columns)
+        if name in ("b_Q", "b_K", "b_V"):
+            return [self.tr("head %1").replace("%1", str(h)) for h in range(rows)], _numbered(_VECTOR_AXIS[name], columns)
+        if rows == 1:
+            return [name], _numbered(_VECTOR_AXIS.get(name, "d"), columns)
+        return _numbered("r", rows), _numbered("c", columns)
+
+    def row_label(self, row: int) -> str:
+        return self._rows[row] if 0 <= row < len(self._rows) else ""
+
+    def column_label(self, column: int) -> str:
+        return self._columns[column] if 0 <= column < len(self._columns) else ""
+
+    def _axis_meaning(self, label: str) -> str:
+        meanings = {
+            "d": self.tr("model dimension"), "x": self.tr("input dimension of this layer"),
+            "h": self.tr("hidden unit (mlp.hook_pre)"), "g": self.tr("gate unit (mlp.hook_gate)"),
+            "f": self.tr("FFN output (hook_mlp_out)"), "y": self.tr("target column"),
+            "q": self.tr("query dimension"), "k": self.tr("key dimension"), "v": self.tr("value dimension"),
+            "z": self.tr("head output dimension (attn.hook_z)"),
+        }
+        match = re.fullmatch(r"([a-z])\d+", label)
+        return meanings.get(match.group(1), "") if match else ""
+
+    # --- Qt model interface ---------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt's name)
+        return 0 if parent.isValid() else self._shape[0]
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else self._shape[1]
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        value = float(self.view_array()[index.row(), index.column()])
+        if role == Qt.ItemDataRole.DisplayRole:
+            return style.format_number(value)
+        if role == Qt.ItemDataRole.EditRole:
+            return value
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return style.tint(value, self.colour_limit())
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return _text_colour_on(style.tint(value, self.colour_limit()))
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            where = ", ".join(map(str, self.full_index(index.row(), index.column())))
+            hint = self.tr("Type a number; the wheel over the selected cell nudges it by 0.05 (Shift: 0.01); "
+                           "Ctrl+V pastes a block here")
+            return f"{self._name}[{where}] = {_edit_text(value)}\n{hint}"
+        return None
+
+    def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        """Typed text (or a number) into a cell; False if the session refuses it (it says why)."""
+        if not index.isValid() or role != Qt.ItemDataRole.EditRole:
+            return False
+        if isinstance(value, str):
+            text, number = value, parse_number(value)
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                number = None
+            text = str(value)
+        return self._session.set_value(self._name, self.full_index(index.row(), index.column()), number, text)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        label = self.column_label(section) if orientation == Qt.Orientation.Horizontal else self.row_label(section)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return label
+        if role == Qt.ItemDataRole.ToolTipRole:
+            meaning = self._axis_meaning(label)
+            return f"{label}: {meaning}" if meaning else label
+        return None
+
+
+class _CellDelegate(QStyledItemDelegate):
+    """Cells edit as plain text (so a typo can be refused with a message, not silently eaten),
+    and the selected cell is framed instead of filled, so its tint stays visible."""
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:  # noqa: N802
+        editor = QLineEdit(parent)
+        editor.setObjectName("weightCellEditor")
+        editor.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        editor.setFrame(False)
+        return editor
+
+    def setEditorData(self, editor: QWidget, index: QModelIndex) -> None:  # noqa: N802
+        editor.setText(_edit_text(index.data(Qt.ItemDataRole.EditRole)))
+        editor.selectAll()
+
+    def setModelData(self, editor: QWidget, model: QAbstractTableModel, index: QModelIndex) -> None:  # noqa: N802
+        model.setData(index, editor.text(), Qt.ItemDataRole.EditRole)
+
+    def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        # Drawn by hand: the tint stays visible under the selection, and the text margin is small
+        # enough for six columns of "-1.434875" in a narrow side panel.
+        rect = QRect(option.rect)
+        painter.save()
+        painter.fillRect(rect, index.data(Qt.ItemDataRole.BackgroundRole))
+        painter.setFont(option.font)
+        painter.setPen(index.data(Qt.ItemDataRole.ForegroundRole))
+        painter.drawText(rect.adjusted(CELL_TEXT_MARGIN, 0, -CELL_TEXT_MARGIN, 0),
+                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                         index.data(Qt.ItemDataRole.DisplayRole))
+        if option.state & QStyle.StateFlag.State_Selected:
+            frame = rect.adjusted(1, 1, -2, -2)
+            painter.setPen(QPen(QColor("#111111"), 2))
+            painter.drawRect(frame)
+            painter.setPen(QPen(QColor("#ffffff"), 1))   # visible on the darkest tints too
+            painter.drawRect(frame.adjusted(2, 2, -2, -2))
+        painter.restore()
+
+
+class _NudgeSpinBox(QDoubleSpinBox):
+    """A spin box whose wheel steps by NUDGE_STEP, or FINE_STEP with Shift held."""
+
+    def wheelEvent(self, event) -> None:  # noqa: N802
+        delta = event.angleDelta().y() or event.angleDelta().x()   # some systems turn Shift+wheel sideways
+        if not delta:
+            return super().wheelEvent(event)
+        fine = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        self.setValue(self.value() + delta / 120 * (FINE_STEP if fine else NUDGE_STEP))
+        event.accept()
+
+
+class WeightEditor(QWidget):
+    """Side panel: choose a tensor, edit its cells, drag the selected one, paste, fill."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("weightEditor")
+        self.session = session
+        self._syncing = False
+        self._tensor_signature: tuple = ()
+        self._remembered: dict[str, tuple[int, ...]] = {}   # last cell per tensor, to come back to
+        self._slider_centre = 0.0
+
+        panel_font = QFont(self.font())
+        panel_font.setPointSize(max(CELL_POINT_SIZE, panel_font.pointSize()))
+        self.setFont(panel_font)
+        cell_font = number_font(panel_font)
+
+        self.tensor_combo = QComboBox()
+        self.tensor_combo.setObjectName("weightTensorCombo")
+        self.tensor_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.tensor_combo.setMinimumContentsLength(12)
+        self.tensor_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.tensor_combo.setToolTip(self.tr("The tensor to edit: the block's input x, a weight, or the targets"))
+        self.head_label = QLabel(self.tr("Head"))
+        self.head_selector = QComboBox()
+        self.head_selector.setObjectName("weightHeadSelector")
+        self.head_selector.setToolTip(self.tr("Which head's slice the table shows"))
+
+        self.model = WeightTableModel(session, self)
+        self.table = QTableView()
+        self.table.setObjectName("weightTable")
+        self.table.setModel(self.model)
+        self.table.setItemDelegate(_CellDelegate(self.table))
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.table.setFont(cell_font)
+        self.table.horizontalHeader().setFont(cell_font)
+        self.table.verticalHeader().setFont(cell_font)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.horizontalHeader().setHighlightSections(False)
+        self.table.verticalHeader().setHighlightSections(False)
+        metrics = QFontMetrics(cell_font)
+        self._padding = 2 * CELL_TEXT_MARGIN
+        self._base_column_width = metrics.horizontalAdvance("-1.434875") + self._padding
+        self.table.horizontalHeader().setMinimumSectionSize(24)
+        self.table.horizontalHeader().setDefaultSectionSize(self._base_column_width)
+        self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
+        self.table.viewport().installEventFilter(self)
+        self.table.installEventFilter(self)
+        self.table.selectionModel().currentChanged.connect(self._on_current_changed)
+
+        self.cell_label = QLabel()
+        self.cell_label.setObjectName("weightCellLabel")
+        self.cell_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.value_spin = _NudgeSpinBox()
+        self.value_spin.setObjectName("weightValueSpin")
+        self.value_spin.setDecimals(style.DECIMALS)
+        self.value_spin.setRange(-MAX_ABS_VALUE, MAX_ABS_VALUE)
+        self.value_spin.setSingleStep(NUDGE_STEP)
+        self.value_spin.setKeyboardTracking(False)     # a typed number counts on Enter, not per keystroke
+        self.value_spin.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.value_spin.setToolTip(self.tr("The selected cell's value: arrows and wheel step by 0.05 (Shift: 0.01)"))
+        self.value_spin.setMinimumWidth(metrics.horizontalAdvance("-1000000.000000") + 30)
+        self.value_spin.valueChanged.connect(self._on_spin_changed)
+
+        self.value_slider = QSlider(Qt.Orientation.Horizontal)
+        self.value_slider.setObjectName("weightValueSlider")
+        self.value_slider.setRange(-SLIDER_STEPS, SLIDER_STEPS)
+        self.value_slider.setSingleStep(1)
+        self.value_slider.setPageStep(round(NUDGE_STEP / SLIDER_STEP))
+        self.value_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.value_slider.setTickInterval(SLIDER_STEPS // 2)
+        self.value_slider.setToolTip(self.tr("Drag to change the selected cell by up to ±2 and watch every view "
+                                             "follow; one drag is one undo step; the slider recentres on release"))
+        self.value_slider.valueChanged.connect(self._on_slider_changed)
+        self.value_slider.sliderReleased.connect(self._recentre_slider)
+        self.slider_minus = QLabel("−2")
+        self.slider_plus = QLabel("+2")
+
+        self.paste_button = self._button("weightPasteButton", self.tr("Paste"),
+                                         self.tr("Paste numbers from the clipboard (rows of tab-, comma- or "
+                                                 "space-separated values) starting at the selected cell"), self.paste)
+        self.reset_button = self._button("weightResetButton", self.tr("Reset"),
+                                         self.tr("Put the whole tensor back as the scenario loaded it"), self.reset)
+        self.zero_button = self._button("weightZeroButton", self.tr("Zero"),
+                                        self.tr("Set every number of the tensor (all heads) to 0"), self.fill_zero)
+        self.identity_button = self._button("weightIdentityButton", self.tr("Identity"),
+                                            self.tr("Ones on the diagonal of each matrix (of each head), 0 elsewhere; "
+                                                    "a vector becomes all ones"), self.fill_identity)
+        self.random_button = self._button("weightRandomButton", self.tr("Random"),
+                                          self.tr("Seeded random values N(0, 1/fan_in) rounded to 2 decimals, for the "
+                                                  "whole tensor; the seed then advances by one"), self.fill_random)
+        self.seed_label = QLabel(self.tr("Seed"))
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setObjectName("weightSeedSpin")
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.seed_spin.setValue(0)
+        self.seed_spin.setToolTip(self.tr("The seed the next Random uses: the same seed gives the same numbers"))
+
+        top = QHBoxLayout()
+        top.addWidget(self.tensor_combo, 1)
+        top.addWidget(self.head_label)
+        top.addWidget(self.head_selector)
+
+        cell_row = QHBoxLayout()
+        cell_row.addWidget(self.cell_label, 1)
+        cell_row.addWidget(self.value_spin)
+
+        slider_row = QHBoxLayout()
+        slider_row.addWidget(self.slider_minus)
+        slider_row.addWidget(self.value_slider, 1)
+        slider_row.addWidget(self.slider_plus)
+
+        buttons = QGridLayout()
+        buttons.addWidget(self.zero_button, 0, 0)
+        buttons.addWidget(self.identity_button, 0, 1)
+        buttons.addWidget(self.random_button, 0, 2)
+        seed_box = QHBoxLayout()
+        seed_box.addWidget(self.seed_label)
+        seed_box.addWidget(self.seed_spin, 1)
+        buttons.addLayout(seed_box, 0, 3)
+        buttons.addWidget(self.paste_button, 1, 0)
+        buttons.addWidget(self.reset_button, 1, 1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)   # the dock around the panel gives the margin
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(cell_row)
+        layout.addLayout(slider_row)
+        layout.addLayout(buttons)
+        layout.addStretch(0)             # when the table needs less height, controls stay right below it
+
+        self.tensor_combo.currentIndexChanged.connect(self._on_tensor_chosen)
+        self.head_selector.currentIndexChanged.connect(self._on_head_chosen)
+        session.traceChanged.connect(self._sync)
+        session.editTargetChanged.connect(self._sync)
+        session.scenarioLoaded.connect(self._on_scenario_loaded)
+        self._sync()
+
+    def _button(self, name: str, text: str, tip: str, slot) -> QPushButton:
+        button = QPushButton(text)
+        button.setObjectName(name)
+        button.setToolTip(tip)
+        button.clicked.connect(slot)
+        return button
+
+    # --- reading the session --------------------------------------------------------------
+    def current_tensor(self) -> str:
+        return self.model.tensor_name
+
+    def current_cell(self) -> tuple[int, ...]:
+        """The tensor index of the table's current cell (the session's edit cell)."""
+        current = self.table.currentIndex()
+        row, column = (current.row(), current.column()) if current.isValid() else (0, 0)
+        return self.model.full_index(row, column)
+
+    def _tensor_label(self, name: str) -> str:
+        shape = "×".join(map(str, self.session.tensor(name).shape))
+        if name == INPUTS:
+            return self.tr("inputs x (hook_resid_pre)") + f"  {shape}"
+        if name == TARGETS:
+            return self.tr("targets y") + f"  {shape}"
+        return f"{name}  {shape}"
+
+    def _rebuild_tensor_list(self) -> None:
+        names = self.session.tensor_names()
+        signature = tuple((name, self.session.tensor(name).shape) for name in names) + (self.session.tokens,)
+        if signature == self._tensor_signature:
+            return
+        self._tensor_signature = signature
+        with QSignalBlocker(self.tensor_combo):
+            self.tensor_combo.clear()
+            for name in names:
+                self.tensor_combo.addItem(self._tensor_label(name), name)
+
+    def _on_scenario_loaded(self) -> None:
+        self.model.forget_limits()
+        self._remembered.clear()
+        self._tensor_signature = ()
+        self._sync(force_reset=True)
+
+    def _sync(self, force_reset: bool = False) -> None:
+        """Bring every widget to the session's state, signals blocked so nothing writes back."""
+        session = self.session
+        self._syncing = True
+        try:
+            self._rebuild_tensor_list()
+            name, index = session.edit_tensor, tuple(session.edit_index)
+            self._remembered[name] = index
+            ndim = session.tensor(name).ndim
+            head = index[0] if ndim == 3 else 0
+            with QSignalBlocker(self.tensor_combo):
+                self.tensor_combo.setCurrentIndex(self.tensor_combo.findData(name))
+            per_head = ndim == 3
+            self.head_label.setVisible(per_head)
+            self.head_selector.setVisible(per_head)
+            if per_head:
+                heads = session.tensor(name).shape[0]
+                with QSignalBlocker(self.head_selector):
+                    if self.head_selector.count() != heads:
+                        self.head_selector.clear()
+                        self.head_selector.addItems([self.tr("head %1").replace("%1", str(h)) for h in range(heads)])
+                    self.head_selector.setCurrentIndex(head)
+            self.model.show(name, head, force_reset=bool(force_reset))
+            self._fit_table()
+            row, column = self.model.table_position(index)
+            target = self.model.index(row, column)
+            if self.table.currentIndex() != target:
+                self.table.selectionModel().setCurrentIndex(
+                    target, self.table.selectionModel().SelectionFlag.ClearAndSelect)
+            value = float(session.tensor(name)[index])
+            with QSignalBlocker(self.value_spin):
+                self.value_spin.setValue(value)
+            if not self.value_slider.isSliderDown():
+                self._slider_centre = value
+                with QSignalBlocker(self.value_slider):
+                    self.value_slider.setValue(0)
+            self._update_cell_label(name, index, row, column)
+        finally:
+            self._syncing = False
+
+    def _update_cell_label(self, name: str, index: tuple[int, ...], row: int, column: int) -> None:
+        where = f"{name}[{', '.join(map(str, index))}]"
+        if self.model.tensor().ndim == 1:
+            axes = self.model.column_label(column)
+        else:
+            axes = f"{self.model.row_label(row)} → {self.model.column_label(column)}"
+        self.cell_label.setText(f"{where}  ·  {axes}")
+
+    def _fit_table(self) -> None:
+        """Columns as wide as "-1.434875", wider when a value needs it (never elided); the table no
+        taller than its rows, so the controls sit right below it."""
+        array = self.model.view_array()
+        metrics = QFontMetrics(self.table.font())
+        extremes = (float(array.min()), float(array.max())) if array.size else ()   # the longest texts
+        widest = max((metrics.horizontalAdvance(style.format_number(v)) for v in extremes), default=0)
+        width = max(self._base_column_width, widest + self._padding)
+        header = self.table.horizontalHeader()
+        if header.defaultSectionSize() != width:
+            header.setDefaultSectionSize(width)
+            for section in range(header.count()):
+                header.resizeSection(section, width)
+        rows = self.model.rowCount()
+        height = (header.sizeHint().height() + rows * self.table.verticalHeader().defaultSectionSize()
+                  + 2 * self.table.frameWidth() + self.table.horizontalScrollBar().sizeHint().height())
+        if self.table.maximumHeight() != height:
+            self.table.setMaximumHeight(height)
+
+    # --- user choices → session -----------------------------------------------------------
+    def _on_tensor_chosen(self, combo_index: int) -> None:
+        if self._syncing or combo_index < 0:
+            return
+        name = self.tensor_combo.itemData(combo_index)
+        shape = self.session.tensor(name).shape
+        index = self._remembered.get(name)
+        if index is None or len(index) != len(shape) or any(i >= n for i, n in zip(index, shape)):
+            index = (0,) * len(shape)
+        self.session.select_edit_cell(name, index)
+
+    def _on_head_chosen(self, head: int) -> None:
+        if self._syncing or head < 0 or self.model.tensor().ndim != 3:
+            return
+        _, row, column = self.current_cell()
+        self.session.select_edit_cell(self.current_tensor(), (head, row, column))
+
+    def _on_current_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        index = self.model.full_index(current.row(), current.column())
+        if (self.current_tensor(), index) != (self.session.edit_tensor, tuple(self.session.edit_index)):
+            self.session.select_edit_cell(self.current_tensor(), index)
+
+    def _set_selected(self, value: float, merge: bool = True) -> bool:
+        return self.session.set_value(self.current_tensor(), self.current_cell(), value, style.format_number(value),
+                                      merge=merge)
+
+    def _on_spin_changed(self, value: float) -> None:
+        if not self._syncing:
+            self._set_selected(value)
+
+    def _on_slider_changed(self, position: int) -> None:
+        if self._syncing:
+            return
+        value = self._slider_centre if position == 0 else round(self._slider_centre + position * SLIDER_STEP, 6)
+        self._set_selected(value)
+        if not self.value_slider.isSliderDown():   # a click on the track or a key: a nudge, then recentre
+            self._recentre_slider()
+
+    def _recentre_slider(self) -> None:
+        self._slider_centre = float(self.session.tensor(self.current_tensor())[self.current_cell()])
+        with QSignalBlocker(self.value_slider):
+            self.value_slider.setValue(0)
+
+    def nudge(self, steps: float, fine: bool = False) -> bool:
+        """Move the selected cell by steps × 0.05 (fine: × 0.01), merged with the previous nudge."""
+        current = float(self.session.tensor(self.current_tensor())[self.current_cell()])
+        return self._set_selected(round(current + steps * (FINE_STEP if fine else NUDGE_STEP), 6))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        kind = event.type()
+        if watched is self.table.viewport() and kind == QEvent.Type.Wheel:
+            index = self.table.indexAt(event.position().toPoint())
+            if index.isValid() and index == self.table.currentIndex() and self.table.state() != QAbstractItemView.State.EditingState:
+                delta = event.angleDelta().y() or event.angleDelta().x()
+                if delta:
+                    self.nudge(delta / 120, fine=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+                    event.accept()
+                    return True
+        elif watched is self.table and kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            if event.matches(QKeySequence.StandardKey.Paste):
+                event.accept()
+                if kind == QEvent.Type.KeyPress:
+                    self.paste()
+                return True
+        return super().eventFilter(watched, event)
+
+    # --- paste ----------------------------------------------------------------------------
+    def _parse_block(self, text: str) -> tuple[list[list[float]] | None, str]:
+        """Rows of numbers from clipboard text, or (None, why not). All or nothing."""
+        lines = [line for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n") if line.strip()]
+        if not lines:
+            return None, self.tr("The clipboard holds no numbers to paste; nothing changed.")
+        rows: list[list[float]] = []
+        for r, line in enumerate(lines):
+            row = []
+            for c, item in enumerate(t for t in re.split(r"[\t,;\s]+", line.strip()) if t):
+                number = parse_number(item)
+                if number is None or not math.isfinite(number) or abs(number) > MAX_ABS_VALUE:
+                    return None, (self.tr("Paste refused: “%1” (row %2, item %3) is not a finite number within "
+                                          "±1,000,000; nothing changed.")
+                                  .replace("%1", item[:40]).replace("%2", str(r + 1)).replace("%3", str(c + 1)))
+                row.append(number)
+            rows.append(row)
+        return rows, ""
+
+    def paste(self) -> bool:
+        """Paste the clipboard's rows of numbers at the selected cell (clipped to the table) in one
+        undo step; refuse the whole paste if any entry is not a usable number."""
+        rows, problem = self._parse_block(QGuiApplication.clipboard().text())
+        if rows is None:
+            self.session.message.emit(problem)
+            return False
+        name = self.current_tensor()
+        changed = np.array(self.session.tensor(name), dtype=np.float64)
+        block = changed[self.model.head] if changed.ndim == 3 else changed[np.newaxis, :] if changed.ndim == 1 else changed
+        start = self.table.currentIndex()
+        top, left = (start.row(), start.column()) if start.isValid() else (0, 0)
+        placed = left_out = 0
+        for r, row in enumerate(rows):
+            for c, number in enumerate(row):
+                if top + r < block.shape[0] and left + c < block.shape[1]:
+                    block[top + r, left + c] = number
+                    placed += 1
+                else:
+                    left_out += 1
+        height = min(len(rows), block.shape[0] - top)
+        width = min(max(map(len, rows)), block.shape[1] - left)
+        text = self.tr("Paste %1 into %2").replace("%1", f"{height}×{width}").replace("%2", name)
+        done = self.session.set_tensor(name, changed, text)
+        if done and left_out:
+            self.session.message.emit(self.tr("Pasted %1 numbers; %2 fell outside the table and were left out.")
+                                      .replace("%1", str(placed)).replace("%2", str(left_out)))
+        return done
+
+    # --- fills ----------------------------------------------------------------------------
+    def fill_zero(self) -> bool:
+        return self.session.fill_tensor(self.current_tensor(), "zero")
+
+    def fill_identity(self) -> bool:
+        return self.session.fill_tensor(self.current_tensor(), "identity")
+
+    def fill_random(self) -> bool:
+        """Random with the shown seed, then advance the seed so the next click differs."""
+        seed = self.seed_spin.value()
+        done = self.session.fill_tensor(self.current_tensor(), "random", seed)
+        if done and seed < self.seed_spin.maximum():
+            self.seed_spin.setValue(seed + 1)
+        return done
+
+    def reset(self) -> bool:
+        return self.session.reset_tensor(self.current_tensor())
+

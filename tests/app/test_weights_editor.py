@@ -1,0 +1,497 @@
+"""The weight editor, driven as a user would: type, drag, wheel, paste, click the fill buttons."""
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QGuiApplication, QWheelEvent
+from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionSlider
+
+from app import style
+from app.session import Session
+from app.weights_editor import WeightEditor
+from core.block import forward
+from core.scenario import load_scenario
+from core.weights import filled
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "resources" / "scenarios"
+DISPLAY, EDIT, BACKGROUND = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.BackgroundRole
+
+
+@pytest.fixture
+def session(qtbot):
+    return Session(load_scenario(SCENARIOS / "block-default.json"))
+
+
+@pytest.fixture
+def editor(qtbot, session):
+    widget = WeightEditor(session)
+    qtbot.addWidget(widget)
+    widget.resize(420, 600)
+    widget.show()
+    qtbot.waitExposed(widget)
+    yield widget
+    widget.close()
+
+
+def choose_tensor(editor: WeightEditor, name: str) -> None:
+    """Pick a tensor in the combo box as a user would."""
+    combo = editor.tensor_combo
+    position = combo.findData(name)
+    assert position >= 0, f"{name} is not offered"
+    combo.setCurrentIndex(position)
+    assert editor.model.tensor_name == name
+
+
+def click_cell(qtbot, editor: WeightEditor, row: int, column: int) -> None:
+    table = editor.table
+    rect = table.visualRect(editor.model.index(row, column))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert table.currentIndex() == editor.model.index(row, column)
+
+
+def assert_trace_is_core_forward(session: Session) -> None:
+    expected = forward(session.config, {name: session.tensor(name) for name in session.state.weights},
+                       session.tensor("inputs"))
+    assert list(session.trace) == list(expected)
+    for hook in expected:
+        np.testing.assert_array_equal(session.trace[hook], expected[hook], err_msg=hook)
+
+
+def wheel(widget, position: QPoint, notches: int = 1, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+    event = QWheelEvent(QPointF(position), QPointF(widget.mapToGlobal(position)), QPoint(0, 0),
+                        QPoint(0, 120 * notches), Qt.MouseButton.NoButton, modifiers, Qt.ScrollPhase.NoScrollPhase,
+                        False)
+    QApplication.sendEvent(widget, event)
+
+
+def shown_table(editor: WeightEditor) -> list[list[str]]:
+    model = editor.model
+    return [[model.index(r, c).data(DISPLAY) for c in range(model.columnCount())] for r in range(model.rowCount())]
+
+
+# --- choosing what to edit -------------------------------------------------------------------
+
+def test_combo_lists_every_tensor_with_design_names_and_shapes(editor, session):
+    combo = editor.tensor_combo
+    assert [combo.itemData(i) for i in range(combo.count())] == session.tensor_names()
+    labels = [combo.itemText(i) for i in range(combo.count())]
+    assert labels[0].startswith("inputs x (hook_resid_pre)")
+    assert "W_in  4×6" in labels
+    assert "W_Q  2×4×2" in labels
+    assert labels[-1].startswith("targets y")
+
+
+def test_matrix_headers_name_the_axes(editor, session):
+    choose_tensor(editor, "W_in")
+    model = editor.model
+    assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(4)] == ["x1", "x2", "x3", "x4"]
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(6)] == [f"h{i}" for i in range(1, 7)]
+    choose_tensor(editor, "inputs")
+    assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(5)] == list(session.tokens)
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)] == ["d1", "d2", "d3", "d4"]
+
+
+def test_table_shows_the_session_tensor_with_six_decimals(editor, session):
+    choose_tensor(editor, "inputs")
+    assert shown_table(editor) == [[style.format_number(v) for v in row] for row in session.tensor("inputs")]
+    assert shown_table(editor)[0][1] == "0.500000"
+    assert editor.model.index(0, 1).data(EDIT) == 0.5
+
+
+def test_choosing_w_q_and_head_1_shows_that_head(editor, session):
+    choose_tensor(editor, "W_Q")
+    assert editor.head_selector.isVisible()
+    assert editor.head_selector.count() == 2
+    editor.head_selector.setCurrentIndex(1)
+    assert editor.model.head == 1
+    assert session.edit_tensor == "W_Q" and session.edit_index[0] == 1
+    head = session.tensor("W_Q")[1]
+    assert shown_table(editor) == [[style.format_number(v) for v in row] for row in head]
+    assert shown_table(editor) != [[style.format_number(v) for v in row] for row in session.tensor("W_Q")[0]]
+    choose_tensor(editor, "W_in")
+    assert not editor.head_selector.isVisible()
+
+
+def test_vector_shows_as_one_row_and_edits_its_element(editor, session):
+    choose_tensor(editor, "b_in")
+    assert (editor.model.rowCount(), editor.model.columnCount()) == (1, 6)
+    assert editor.model.setData(editor.model.index(0, 3), "0.75", EDIT)
+    assert session.tensor("b_in")[3] == 0.75
+    assert_trace_is_core_forward(session)
+
+
+def test_selecting_a_cell_makes_it_the_session_edit_cell(qtbot, editor, session):
+    choose_tensor(editor, "W_out")
+    with qtbot.waitSignal(session.editTargetChanged):
+        click_cell(qtbot, editor, 4, 2)
+    assert (session.edit_tensor, session.edit_index) == ("W_out", (4, 2))
+    assert "W_out[4, 2]" in editor.cell_label.text()
+
+
+def test_editor_follows_the_session_edit_cell(editor, session):
+    session.select_edit_cell("W_K", (1, 3, 0))
+    assert editor.tensor_combo.currentData() == "W_K"
+    assert editor.head_selector.currentIndex() == 1
+    assert editor.table.currentIndex() == editor.model.index(3, 0)
+    assert editor.value_spin.value() == pytest.approx(session.tensor("W_K")[1, 3, 0])
+
+
+def test_tensor_list_and_table_follow_config_changes(editor, session):
+    choose_tensor(editor, "W_in")
+    session.set_config(gated=True, activation="silu")
+    combo = editor.tensor_combo
+    assert combo.findData("W_gate") >= 0 and combo.findData("b_gate") >= 0
+    session.set_config(d_ff=8)
+    assert editor.model.columnCount() == 8
+    assert shown_table(editor) == [[style.format_number(v) for v in row] for row in session.tensor("W_in")]
+    assert "W_in  4×8" in [combo.itemText(i) for i in range(combo.count())]
+
+
+def test_loading_another_scenario_refreshes_everything(editor, session):
+    session.load(load_scenario(SCENARIOS / "c4-xor.json"))
+    choose_tensor(editor, "inputs")
+    assert [editor.model.headerData(r, Qt.Orientation.Vertical) for r in range(4)] == list(session.tokens)
+    assert shown_table(editor) == [[style.format_number(v) for v in row] for row in session.tensor("inputs")]
+    assert editor.tensor_combo.findData("W_Q") == -1
+
+
+# --- typing into cells -----------------------------------------------------------------------
+
+def test_set_data_with_text_changes_tensor_and_trace(editor, session):
+    choose_tensor(editor, "W_in")
+    before = session.trace["mlp.hook_pre"].copy()
+    assert editor.model.setData(editor.model.index(0, 1), "0.5", EDIT)
+    assert session.tensor("W_in")[0, 1] == 0.5
+    assert editor.model.index(0, 1).data(DISPLAY) == "0.500000"
+    assert not np.array_equal(session.trace["mlp.hook_pre"], before)
+    assert_trace_is_core_forward(session)
+
+
+def test_typing_into_the_cell_editor_changes_tensor_and_trace(qtbot, editor, session):
+    choose_tensor(editor, "W_out")
+    index = editor.model.index(2, 3)
+    editor.table.setCurrentIndex(index)
+    editor.table.edit(index)
+    cell_editor = editor.table.indexWidget(index)
+    assert cell_editor is not None
+    qtbot.keyClicks(cell_editor, "-1.25")
+    qtbot.keyClick(cell_editor, Qt.Key.Key_Return)          # the delegate commits on the next event loop turn
+    qtbot.waitUntil(lambda: editor.table.indexWidget(index) is None)
+    assert session.tensor("W_out")[2, 3] == -1.25
+    assert editor.model.index(2, 3).data(DISPLAY) == "-1.250000"
+    assert_trace_is_core_forward(session)
+
+
+@pytest.mark.parametrize("text", ["abc", "nan", "inf", "1e7"])
+def test_bad_text_is_refused_with_a_message(qtbot, editor, session, text):
+    choose_tensor(editor, "W_in")
+    tensor, trace, steps = session.tensor("W_in").copy(), dict(session.trace), session.undo_stack.count()
+    with qtbot.waitSignal(session.message) as blocker:
+        assert not editor.model.setData(editor.model.index(1, 2), text, EDIT)
+    assert blocker.args[0]
+    np.testing.assert_array_equal(session.tensor("W_in"), tensor)
+    assert all(np.array_equal(session.trace[h], trace[h]) for h in trace)
+    assert session.undo_stack.count() == steps
+    assert editor.model.index(1, 2).data(DISPLAY) == style.format_number(tensor[1, 2])
+
+
+@pytest.mark.parametrize("text", ["abc", "nan", "-inf", "1e7"])
+def test_bad_text_typed_in_the_cell_editor_is_refused(qtbot, editor, session, text):
+    choose_tensor(editor, "inputs")
+    tensor, steps = session.tensor("inputs").copy(), session.undo_stack.count()
+    index = editor.model.index(2, 0)
+    editor.table.setCurrentIndex(index)
+    editor.table.edit(index)
+    cell_editor = editor.table.indexWidget(index)
+    qtbot.keyClicks(cell_editor, text)
+    with qtbot.waitSignal(session.message):
+        qtbot.keyClick(cell_editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: editor.table.indexWidget(index) is None)
+    np.testing.assert_array_equal(session.tensor("inputs"), tensor)
+    assert session.undo_stack.count() == steps
+    assert editor.model.index(2, 0).data(DISPLAY) == style.format_number(tensor[2, 0])
+
+
+def test_undo_and_redo_restore_exact_values(editor, session):
+    choose_tensor(editor, "W_in")
+    original = session.tensor("W_in").copy()
+    assert editor.model.setData(editor.model.index(3, 5), "0.123456789", EDIT)
+    assert editor.model.setData(editor.model.index(0, 0), "−2,5", EDIT)   # Unicode minus, decimal comma
+    edited = session.tensor("W_in").copy()
+    assert edited[3, 5] == 0.123456789 and edited[0, 0] == -2.5
+    session.undo_stack.undo()
+    session.undo_stack.undo()
+    np.testing.assert_array_equal(session.tensor("W_in"), original)
+    assert shown_table(editor) == [[style.format_number(v) for v in row] for row in original]
+    session.undo_stack.redo()
+    session.undo_stack.redo()
+    np.testing.assert_array_equal(session.tensor("W_in"), edited)
+    assert editor.model.index(3, 5).data(EDIT) == 0.123456789
+    assert_trace_is_core_forward(session)
+
+
+# --- dragging the selected cell --------------------------------------------------------------
+
+def test_slider_drag_is_one_undo_step(qtbot, editor, session):
+    choose_tensor(editor, "W_in")
+    click_cell(qtbot, editor, 0, 1)
+    original, steps = session.tensor("W_in")[0, 1], session.undo_stack.count()
+    slider = editor.value_slider
+    option = QStyleOptionSlider()
+    slider.initStyleOption(option)
+    handle = slider.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                           QStyle.SubControl.SC_SliderHandle, slider).center()
+    qtbot.mousePress(slider, Qt.MouseButton.LeftButton, pos=handle)
+    seen = []
+    for dx in (10, 25, 40):
+        qtbot.mouseMove(slider, handle + QPoint(dx, 0))
+        seen.append(session.tensor("W_in")[0, 1])
+    qtbot.mouseRelease(slider, Qt.MouseButton.LeftButton, pos=handle + QPoint(40, 0))
+    assert len(set(seen)) == 3 and seen[-1] > original
+    assert editor.value_spin.value() == pytest.approx(seen[-1])
+    assert session.undo_stack.count() == steps + 1
+    assert slider.value() == 0                      # recentred on release
+    assert_trace_is_core_forward(session)
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[0, 1] == original
+    assert editor.value_spin.value() == pytest.approx(original)
+
+
+def test_slider_steps_from_the_value_at_press(editor, session):
+    choose_tensor(editor, "inputs")
+    session.select_edit_cell("inputs", (0, 1))
+    slider = editor.value_slider
+    slider.setSliderDown(True)
+    for position in (5, 30, 150):
+        slider.setValue(position)
+        assert session.tensor("inputs")[0, 1] == pytest.approx(0.5 + position * 0.01)
+    slider.setSliderDown(False)
+    assert slider.value() == 0
+
+
+def test_spin_box_sets_the_selected_cell(editor, session):
+    choose_tensor(editor, "W_O")
+    editor.head_selector.setCurrentIndex(1)
+    session.select_edit_cell("W_O", (1, 0, 3))
+    steps = session.undo_stack.count()
+    editor.value_spin.setValue(0.3)
+    editor.value_spin.setValue(0.35)
+    assert session.tensor("W_O")[1, 0, 3] == pytest.approx(0.35)
+    assert session.undo_stack.count() == steps + 1
+    assert editor.model.index(0, 3).data(DISPLAY) == "0.350000"
+
+
+def test_wheel_over_the_selected_cell_nudges_it(qtbot, editor, session):
+    choose_tensor(editor, "W_in")
+    click_cell(qtbot, editor, 2, 2)
+    original = session.tensor("W_in")[2, 2]
+    centre = editor.table.visualRect(editor.model.index(2, 2)).center()
+    wheel(editor.table.viewport(), centre, 2)
+    assert session.tensor("W_in")[2, 2] == pytest.approx(original + 0.10)
+    wheel(editor.table.viewport(), centre, -1, Qt.KeyboardModifier.ShiftModifier)
+    assert session.tensor("W_in")[2, 2] == pytest.approx(original + 0.09)
+    other = editor.table.visualRect(editor.model.index(0, 0)).center()
+    before = session.tensor("W_in").copy()
+    wheel(editor.table.viewport(), other, 1)      # not the selected cell: nothing changes
+    np.testing.assert_array_equal(session.tensor("W_in"), before)
+
+
+def test_wheel_over_the_spin_box_nudges_by_005_or_001_with_shift(editor, session):
+    choose_tensor(editor, "b_out")
+    session.select_edit_cell("b_out", (1,))
+    original = session.tensor("b_out")[1]
+    spin = editor.value_spin
+    wheel(spin, spin.rect().center(), 1)
+    assert session.tensor("b_out")[1] == pytest.approx(original + 0.05)
+    wheel(spin, spin.rect().center(), 1, Qt.KeyboardModifier.ShiftModifier)
+    assert session.tensor("b_out")[1] == pytest.approx(original + 0.06)
+
+
+def test_widgets_follow_undo_with_signals_blocked(editor, session):
+    choose_tensor(editor, "W_in")
+    session.select_edit_cell("W_in", (1, 4))
+    editor.value_spin.setValue(1.5)
+    steps = session.undo_stack.count()
+    session.undo_stack.undo()
+    assert editor.value_spin.value() == pytest.approx(session.tensor("W_in")[1, 4])
+    assert session.undo_stack.count() == steps      # pushing the value back did not write an edit
+    assert session.undo_stack.index() == steps - 1
+
+
+# --- paste -----------------------------------------------------------------------------------
+
+def test_paste_a_2x2_block_is_one_undo_step_at_the_current_cell(qtbot, editor, session):
+    choose_tensor(editor, "W_in")
+    click_cell(qtbot, editor, 1, 2)
+    original, steps = session.tensor("W_in").copy(), session.undo_stack.count()
+    QGuiApplication.clipboard().setText("0.1\t-0.2\n0.3\t0.4\n")
+    qtbot.mouseClick(editor.paste_button, Qt.MouseButton.LeftButton)
+    expected = original.copy()
+    expected[1:3, 2:4] = [[0.1, -0.2], [0.3, 0.4]]
+    np.testing.assert_array_equal(session.tensor("W_in"), expected)
+    assert session.undo_stack.count() == steps + 1
+    assert "W_in" in session.undo_stack.text(steps)
+    assert shown_table(editor)[2][3] == "0.400000"
+    assert_trace_is_core_forward(session)
+    session.undo_stack.undo()
+    np.testing.assert_array_equal(session.tensor("W_in"), original)
+
+
+def test_ctrl_v_in_the_table_pastes_comma_and_space_separated_rows(qtbot, editor, session):
+    choose_tensor(editor, "inputs")
+    click_cell(qtbot, editor, 0, 0)
+    QGuiApplication.clipboard().setText("1, 2, 3\n4 5 6")
+    qtbot.keyClick(editor.table, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    np.testing.assert_array_equal(session.tensor("inputs")[:2, :3], [[1, 2, 3], [4, 5, 6]])
+
+
+@pytest.mark.parametrize("text", ["0.1\t0.2\n0.3\tfoo", "0.1\tnan", "inf 1", "1 2e6", "   \n"])
+def test_paste_with_a_bad_entry_changes_nothing(qtbot, editor, session, text):
+    choose_tensor(editor, "W_in")
+    click_cell(qtbot, editor, 0, 0)
+    original, steps = session.tensor("W_in").copy(), session.undo_stack.count()
+    QGuiApplication.clipboard().setText(text)
+    with qtbot.waitSignal(session.message):
+        qtbot.mouseClick(editor.paste_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(session.tensor("W_in"), original)
+    assert session.undo_stack.count() == steps
+
+
+def test_paste_is_clipped_to_the_table(qtbot, editor, session):
+    choose_tensor(editor, "W_in")
+    click_cell(qtbot, editor, 3, 5)
+    original = session.tensor("W_in").copy()
+    QGuiApplication.clipboard().setText("7 8\n9 10")
+    with qtbot.waitSignal(session.message):
+        qtbot.mouseClick(editor.paste_button, Qt.MouseButton.LeftButton)
+    expected = original.copy()
+    expected[3, 5] = 7
+    np.testing.assert_array_equal(session.tensor("W_in"), expected)
+
+
+def test_paste_into_a_head_slice(qtbot, editor, session):
+    choose_tensor(editor, "W_V")
+    editor.head_selector.setCurrentIndex(1)
+    click_cell(qtbot, editor, 2, 0)
+    original = session.tensor("W_V").copy()
+    QGuiApplication.clipboard().setText("0.5\t0.6")
+    qtbot.mouseClick(editor.paste_button, Qt.MouseButton.LeftButton)
+    expected = original.copy()
+    expected[1, 2, :] = [0.5, 0.6]
+    np.testing.assert_array_equal(session.tensor("W_V"), expected)
+
+
+# --- fill buttons ----------------------------------------------------------------------------
+
+def test_zero_identity_reset_buttons(qtbot, editor, session):
+    choose_tensor(editor, "W_out")
+    loaded = session.loaded.weights["W_out"]
+    steps = session.undo_stack.count()
+    qtbot.mouseClick(editor.zero_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(session.tensor("W_out"), np.zeros((6, 4)))
+    assert set(np.ravel(shown_table(editor))) == {"0.000000"}
+    qtbot.mouseClick(editor.identity_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(session.tensor("W_out"), np.eye(6, 4))
+    qtbot.mouseClick(editor.reset_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(session.tensor("W_out"), loaded)
+    assert session.undo_stack.count() == steps + 3
+    assert_trace_is_core_forward(session)
+
+
+def test_identity_on_a_per_head_tensor_fills_every_head(qtbot, editor, session):
+    choose_tensor(editor, "W_O")
+    qtbot.mouseClick(editor.identity_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(session.tensor("W_O"), filled((2, 2, 4), "identity"))
+
+
+def test_random_uses_the_shown_seed_and_advances_it(qtbot, editor, session):
+    choose_tensor(editor, "W_in")
+    assert editor.seed_spin.value() == 0
+    editor.seed_spin.setValue(7)
+    steps = session.undo_stack.count()
+    qtbot.mouseClick(editor.random_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(session.tensor("W_in"), filled((4, 6), "random", 7))
+    assert "7" in session.undo_stack.text(steps)
+    assert editor.seed_spin.value() == 8
+    qtbot.mouseClick(editor.random_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(session.tensor("W_in"), filled((4, 6), "random", 8))
+    assert editor.seed_spin.value() == 9
+    editor.seed_spin.setValue(7)                    # same seed, same matrix
+    qtbot.mouseClick(editor.random_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(session.tensor("W_in"), filled((4, 6), "random", 7))
+    assert session.undo_stack.count() == steps + 3
+    assert shown_table(editor) == [[style.format_number(v) for v in row] for row in filled((4, 6), "random", 7)]
+
+
+# --- colour ----------------------------------------------------------------------------------
+
+def test_cell_colour_follows_its_value_on_a_fixed_scale(editor, session):
+    choose_tensor(editor, "W_in")
+    model = editor.model
+    zero_cell, one_cell = model.index(0, 1), model.index(0, 0)
+    assert session.tensor("W_in")[0, 1] == 0 and session.tensor("W_in")[0, 0] == 1
+    zero_colour, one_colour = zero_cell.data(BACKGROUND), one_cell.data(BACKGROUND)
+    assert zero_colour != one_colour
+    assert model.setData(zero_cell, "-0.8", EDIT)
+    assert zero_cell.data(BACKGROUND) != zero_colour
+    assert zero_cell.data(BACKGROUND) == style.tint(-0.8, style.limit_for(session.loaded.weights["W_in"]))
+    assert model.setData(model.index(2, 4), "9", EDIT)     # far outside the loaded scale
+    assert one_cell.data(BACKGROUND) == one_colour          # the scale did not move
+    session.undo_stack.undo()
+    session.undo_stack.undo()
+    assert zero_cell.data(BACKGROUND) == zero_colour
+
+
+def test_columns_are_wide_enough_for_every_number(editor, session):
+    choose_tensor(editor, "W_in")
+    assert editor.model.setData(editor.model.index(0, 0), "-123456.5", EDIT)
+    metrics = editor.table.fontMetrics()
+    needed = metrics.horizontalAdvance("-123456.500000")
+    assert all(editor.table.columnWidth(c) > needed for c in range(6))
+    assert editor.table.font().pointSizeF() >= 10
+
+
+# --- translations ----------------------------------------------------------------------------
+
+def test_every_string_has_a_chinese_translation():
+    source = (ROOT / "app" / "weights_editor.py").read_text(encoding="utf-8")
+    table = json.loads((ROOT / "resources" / "i18n" / "zh" / "weights_editor.json").read_text(encoding="utf-8"))
+    missing = []
+    for cls in (node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)):
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "tr":
+                text = ast.literal_eval(node.args[0])
+                if not table.get(cls.name, {}).get(text):
+                    missing.append((cls.name, text))
+    assert not missing
+
+
+def test_chinese_labels(qtbot, session):
+    from app import i18n
+
+    i18n.install("zh")
+    try:
+        widget = WeightEditor(session)
+        qtbot.addWidget(widget)
+        assert widget.zero_button.text() == "清零"
+        assert widget.tensor_combo.itemText(0).startswith("输入 x")
+        widget.close()
+    finally:
+        i18n.install("en")
+
+
+def test_slider_track_click_nudges_and_recentres(editor, session):
+    choose_tensor(editor, "W_in")
+    session.select_edit_cell("W_in", (1, 1))
+    original = session.tensor("W_in")[1, 1]
+    editor.value_slider.triggerAction(editor.value_slider.SliderAction.SliderPageStepAdd)
+    assert session.tensor("W_in")[1, 1] == pytest.approx(original + 0.05)
+    assert editor.value_slider.value() == 0
+    editor.value_slider.triggerAction(editor.value_slider.SliderAction.SliderPageStepAdd)
+    assert session.tensor("W_in")[1, 1] == pytest.approx(original + 0.10)
