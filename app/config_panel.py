@@ -147,6 +147,8 @@ class InvariantsPanel(QWidget):
         keys = [inv.key for inv in found]
         if keys != list(self.labels):
             for label in self.labels.values():
+                self.grid.removeWidget(label)
+                label.setParent(None)          # at once: a new label takes its objectName
                 label.deleteLater()
             self.labels = {}
             for row, key in enumerate(keys):

@@ -136,8 +136,10 @@ def test_eps_zero_on_a_constant_row_turns_a_check_red(blocklab_window):
     lab.set_weight("W_out", (4, 2), "0")
     lab.set_weight("W_out", (5, 3), "0")
     eps = lab.find(QLineEdit, "configEps")
-    eps.setText("0")
-    eps.editingFinished.emit()
+    eps.setFocus()
+    eps.selectAll()
+    lab.qtbot.keyClicks(eps, "0")
+    lab.qtbot.keyClick(eps, Qt.Key_Return)
     assert lab.session.config.eps == 0
     label = lab.find(QLabel, "invariant_ln2.var")
     assert label.property("violated") is True

@@ -1,0 +1,280 @@
+"""The explorer's plots show exactly what `core` computes, follow every edit, and keep their items."""
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
+from core.analysis import activate_values, activation_curve, mse_sweep, sweep_range
+from core.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "resources" / "scenarios"
+
+def make_session(name: str = "block-default.json"):
+    from app.session import Session
+    return Session(load_scenario(SCENARIOS / name))
+
+
+@pytest.fixture
+def session(qtbot):
+    return make_session()
+
+
+@pytest.fixture
+def plots(qtbot, session):
+    from app.plots import PlotsPanel
+    panel = PlotsPanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(800, 450)
+    panel.show()
+    qtbot.waitExposed(panel)
+    yield panel
+    panel.close()
+
+
+def image_of(item) -> np.ndarray:
+    return np.asarray(item.image)
+
+
+def scatter_xy(item) -> tuple[np.ndarray, np.ndarray]:
+    x, y = item.getData()
+    return np.asarray(x), np.asarray(y)
+
+
+def test_hidden_units_and_mse_follow_an_edit(plots, session):
+    pre_item, post_item = plots.pre_image, plots.post_image
+    before = image_of(pre_item).copy()
+    assert session.set_value("W_in", (0, 1), 2.5)
+    trace = session.trace
+    assert not np.array_equal(image_of(pre_item), before)
+    np.testing.assert_array_equal(image_of(plots.pre_image), trace["mlp.hook_pre"].astype(np.float32))
+    np.testing.assert_array_equal(image_of(plots.post_image), trace["mlp.hook_post"].astype(np.float32))
+    assert image_of(plots.pre_image).dtype == np.float32
+    assert plots.mse_label.text() == f"{session.mse:.6f}"
+    assert plots.pre_image is pre_item and plots.post_image is post_item
+    # one symmetric scale for both maps, so they compare
+    assert tuple(pre_item.levels) == tuple(post_item.levels)
+    assert pre_item.levels[0] == -pre_item.levels[1]
+
+
+def test_patterns_per_head_and_the_causal_mask(plots, session):
+    images = [plots.pattern_image(h) for h in range(session.config.n_heads)]
+    pattern = session.trace["attn.hook_pattern"]
+    for h, image in enumerate(images):
+        np.testing.assert_array_equal(image_of(image), pattern[h].astype(np.float32))
+    upper = np.triu(np.ones(pattern.shape[1:], dtype=bool), k=1)
+    assert all(image_of(image)[upper].min() > 0 for image in images)   # full mask: every key seen
+
+    assert session.set_config(mask="causal")
+    pattern = session.trace["attn.hook_pattern"]
+    for h, image in enumerate(images):
+        assert plots.pattern_image(h) is image
+        np.testing.assert_array_equal(image_of(image), pattern[h].astype(np.float32))
+        assert np.all(image_of(image)[upper] == 0)
+        assert tuple(image.levels) == (0.0, 1.0)
+    # the learner reads the masked cell as masked, the others as numbers
+    numbers = plots.attention_tab.numbers[0]
+    T = pattern.shape[1]
+    assert numbers.items[1].toPlainText() == "—"                    # row 0, column 1
+    assert numbers.items[T].toPlainText() == f"{pattern[0, 1, 0]:.2f}"  # row 1, column 0
+
+
+def test_activation_curve_switches_to_gelu(plots, session):
+    curve = plots.activation_curve
+    x_relu, y_relu = (np.asarray(a) for a in curve.getData())
+    np.testing.assert_allclose(y_relu, activate_values("relu", x_relu))
+    assert session.set_config(activation="gelu")
+    x, y = (np.asarray(a) for a in curve.getData())
+    assert plots.activation_curve is curve
+    core_x, core_y = activation_curve("gelu", x[0], x[-1], len(x))
+    np.testing.assert_array_equal(x, core_x)
+    np.testing.assert_array_equal(y, core_y)
+    assert x[0] <= -4 and x[-1] >= 4
+    assert not np.allclose(y, activate_values("relu", x))
+    assert not plots.activation_tab.dead_zone.isVisible()   # the shaded dead zone is ReLU's only
+
+
+def test_activation_points_are_the_selected_tokens_pre_activations(plots, session):
+    points = plots.activation_points
+    x, y = scatter_xy(points)
+    np.testing.assert_array_equal(x, session.trace["mlp.hook_pre"][0])
+    np.testing.assert_array_equal(y, activate_values("relu", session.trace["mlp.hook_pre"][0]))
+    assert plots.activation_tab.dead_zone.isVisible()
+    session.select(token=2)
+    x, y = scatter_xy(plots.activation_points)
+    assert plots.activation_points is points
+    np.testing.assert_array_equal(x, session.trace["mlp.hook_pre"][2])
+    np.testing.assert_array_equal(y, activate_values("relu", session.trace["mlp.hook_pre"][2]))
+    # every point lies inside the plotted range
+    (x_low, x_high), (y_low, y_high) = plots.activation_tab.plot.vb.viewRange()
+    assert x_low <= x.min() and x.max() <= x_high and y_low <= y.min() and y.max() <= y_high
+
+
+def test_gated_ffn_marks_the_gate_values(plots, session):
+    assert session.set_config(gated=True, activation="silu")
+    gate = session.trace["mlp.hook_gate"][0]
+    x, y = scatter_xy(plots.activation_points)
+    np.testing.assert_array_equal(x, gate)
+    np.testing.assert_array_equal(y, activate_values("silu", gate))
+    assert plots.gate_image.isVisible()
+    np.testing.assert_array_equal(image_of(plots.gate_image), session.trace["mlp.hook_gate"].astype(np.float32))
+    np.testing.assert_array_equal(image_of(plots.post_image), session.trace["mlp.hook_post"].astype(np.float32))
+
+
+def test_residual_bars_show_the_selected_token(plots, session):
+    session.select(token=3)
+    stages = ["hook_resid_pre", "ln1.hook_in", "hook_resid_mid", "ln2.hook_in", "hook_resid_post"]
+    for bar, hook in zip(plots.residual_bars, stages):
+        assert bar.isVisible()
+        np.testing.assert_array_equal(bar.opts["height"], session.trace[hook][3])
+    assert "给了" in plots.residual_tab.plot.titleLabel.text
+
+
+def show_mse_tab(qtbot, plots):
+    plots.setCurrentWidget(plots.mse_tab)
+    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+
+
+def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
+    show_mse_tab(qtbot, plots)
+    curve, marker = plots.sweep_curve, plots.sweep_marker
+    session.select_edit_cell("W_in", (0, 0))
+    assert session.set_value("W_in", (0, 0), 0.7)
+    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    xs, ys = (np.asarray(a) for a in curve.getData())
+    np.testing.assert_array_equal(xs, sweep_range(0.7))
+    state = session.state
+    expected = mse_sweep(state.config, state.weights, state.inputs, state.targets, "W_in", (0, 0), xs)
+    np.testing.assert_array_equal(ys, expected)
+    middle = int(np.argmin(np.abs(xs - 0.7)))
+    assert ys[middle] == pytest.approx(session.mse, rel=1e-9, abs=1e-12)
+    mx, my = scatter_xy(marker)
+    assert (mx[0], my[0]) == (0.7, session.mse)
+
+    # another edit cell: the sweep follows it, on the same items
+    session.select_edit_cell("W_out", (1, 2))
+    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    xs, _ = (np.asarray(a) for a in curve.getData())
+    np.testing.assert_array_equal(xs, sweep_range(float(session.tensor("W_out")[1, 2])))
+    assert plots.sweep_curve is curve and plots.sweep_marker is marker
+
+
+def test_several_edits_in_one_turn_sweep_once(qtbot, plots, session, monkeypatch):
+    show_mse_tab(qtbot, plots)
+    session.select_edit_cell("W_in", (0, 0))
+    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    calls = []
+    original = plots.mse_tab.update_sweep
+    monkeypatch.setattr(plots.mse_tab, "update_sweep", lambda: (calls.append(1), original()))
+    for value in (0.1, 0.2, 0.3):
+        session.set_value("W_in", (0, 0), value)
+    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    assert len(calls) == 1
+
+
+def test_history_grows_by_one_per_edit(plots, session):
+    curve = plots.history_curve
+    start = len(curve.getData()[1])
+    assert start == len(session.mse_history) >= 1
+    session.set_value("W_in", (1, 1), 0.25)
+    session.set_value("b_out", (0,), -0.5)
+    x, y = (np.asarray(a) for a in plots.history_curve.getData())
+    assert len(y) == start + 2
+    np.testing.assert_array_equal(y, session.mse_history)
+    assert plots.history_curve is curve
+
+
+def test_no_targets_offers_the_output_as_target(qtbot):
+    from app.plots import PlotsPanel
+    session = make_session("r45-ffn.json")
+    plots = PlotsPanel(session)
+    qtbot.addWidget(plots)
+    plots.resize(800, 450)
+    plots.show()
+    plots.setCurrentWidget(plots.mse_tab)
+    assert session.mse is None
+    button = plots.findChild(QPushButton, "plotsUseOutputAsTarget")
+    assert button is not None and button.isVisible()
+    assert "no targets" in plots.findChild(type(plots.mse_label), "plotsNoTargets").text()
+    assert not plots.mse_label.isVisible()
+    # attention is off in this scenario: the attention tab says so
+    assert plots.attention_tab.stack.currentWidget() is plots.attention_tab.off_label
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert session.mse == 0
+    assert plots.mse_label.isVisible()
+    assert plots.mse_label.text() == "0.000000"
+    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    xs, ys = (np.asarray(a) for a in plots.sweep_curve.getData())
+    assert ys[int(np.argmin(np.abs(xs - session.tensor(session.edit_tensor)[session.edit_index])))] == \
+        pytest.approx(0.0, abs=1e-12)
+    plots.close()
+
+
+def test_items_survive_edits_and_shape_changes(plots, session):
+    images = [plots.pattern_image(h) for h in range(4)]
+    kept = [plots.pre_image, plots.post_image, plots.activation_points, plots.sweep_curve,
+            plots.sweep_marker, plots.history_curve, *plots.residual_bars]
+    session.set_value("W_in", (2, 3), -1.0)
+    assert session.set_config(d_ff=8)
+    assert image_of(plots.pre_image).shape == (5, 8)
+    assert session.set_config(n_heads=3)
+    assert plots.pattern_image(2).isVisible() and not plots.pattern_image(3).isVisible()
+    np.testing.assert_array_equal(image_of(plots.pattern_image(2)),
+                                  session.trace["attn.hook_pattern"][2].astype(np.float32))
+    assert session.set_config(attention=False)
+    assert plots.attention_tab.stack.currentWidget() is plots.attention_tab.off_label
+    assert session.set_config(attention=True)
+    assert [plots.pattern_image(h) for h in range(4)] == images
+    assert [plots.pre_image, plots.post_image, plots.activation_points, plots.sweep_curve,
+            plots.sweep_marker, plots.history_curve, *plots.residual_bars] == kept
+
+
+def tr_strings() -> dict[str, set[str]]:
+    """Every literal passed to self.tr in app/plots.py, by class (the translation context)."""
+    tree = ast.parse((ROOT / "app" / "plots.py").read_text(encoding="utf-8"))
+    found: dict[str, set[str]] = {}
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        for call in ast.walk(cls):
+            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "tr"
+                    and call.args and isinstance(call.args[0], ast.Constant)):
+                found.setdefault(cls.name, set()).add(call.args[0].value)
+    return found
+
+
+def test_every_string_has_a_chinese_translation():
+    table = json.loads((ROOT / "resources" / "i18n" / "zh" / "plots.json").read_text(encoding="utf-8"))
+    strings = tr_strings()
+    assert set(strings) >= {"PlotsPanel", "AttentionTab", "MseTab"}
+    for context, sources in strings.items():
+        for source in sources:
+            translation = table.get(context, {}).get(source)
+            assert translation, f"{context}: {source!r} has no Chinese"
+            assert translation.count("%1") == source.count("%1") and translation.count("%2") == source.count("%2")
+
+
+def test_chinese_texts_are_shown(qtbot, session):
+    from app import i18n
+    from app.plots import PlotsPanel
+    plots = PlotsPanel(session)
+    qtbot.addWidget(plots)
+    assert plots.tabText(4) == "MSE"
+    i18n.install("zh")          # switching language while the panel is open retranslates it
+    try:
+        qtbot.waitUntil(lambda: plots.tabText(0) == "注意力", timeout=2000)
+        assert [plots.tabText(i) for i in range(plots.count())] == ["注意力", "隐藏单元", "残差流", "激活函数", "均方误差"]
+        assert plots.activation_tab.dead_zone_label.toPlainText() == "ReLU 的死区"
+        assert plots.residual_tab.plot.titleLabel.text == "token “小明” 的残差流"
+        assert plots.mse_tab.history_plot.getAxis("left").labelText == "均方误差"
+        assert plots.attention_tab.plots[0].titleLabel.text == "头 1"
+    finally:
+        i18n.install("en")
+    qtbot.waitUntil(lambda: plots.tabText(0) == "Attention", timeout=2000)
+    assert plots.residual_tab.plot.titleLabel.text == "Residual stream of token “小明”"
+    plots.close()
