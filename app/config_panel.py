@@ -26,6 +26,8 @@ class ConfigPanel(QWidget):
         def combo(name: str, options: tuple[str, ...], labels: dict[str, str], field: str) -> QComboBox:
             box = QComboBox()
             box.setObjectName(name)
+            box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(12)
             for option in options:
                 box.addItem(self.tr(labels[option]), option)
             box.currentIndexChanged.connect(lambda _i: self._set(**{field: box.currentData()}))
@@ -125,8 +127,15 @@ class InvariantsPanel(QWidget):
     """Calm readouts of what must hold; a violated one turns red."""
 
     LABELS = {
-        "mean": "norm mean = 0", "var": "norm variance = 1", "ms": "norm mean square = 1",
-        "rowsum": "attention rows sum to 1", "sum": "residual = its two summands",
+        "mean": "mean = 0", "var": "variance = 1", "ms": "mean square = 1",
+        "rowsum": "attention rows sum to 1", "sum": "sum exact",
+    }
+    TIPS = {
+        "mean": "Each token's normalized row has mean 0.",
+        "var": "Each token's normalized row has variance 1 (less when ε is large against the row's spread, 0 on a constant row with ε = 0).",
+        "ms": "Each token's RMS-normalized row has mean square 1.",
+        "rowsum": "Every row of every head's attention pattern sums to 1.",
+        "sum": "The residual stream equals exactly the sum of its two parts.",
     }
 
     def __init__(self, session: Session, parent=None):
@@ -158,7 +167,7 @@ class InvariantsPanel(QWidget):
                 self.labels[key] = label
         for inv in found:
             prefix, kind = inv.key.split(".")
-            where = {"ln1": "LN1", "ln2": "LN2", "pattern": "", "resid_mid": "x + a", "resid_post": "m + f"}[prefix]
+            where = {"ln1": "LN1:", "ln2": "LN2:", "pattern": "", "resid_mid": "x + a:", "resid_post": "m + f:"}[prefix]
             worst = inv.values.flat[abs(inv.values - inv.expected).argmax()]
             mark = "✓" if inv.ok else "✗"
             text = f"{mark} {where} {self.tr(self.LABELS[kind])}"
@@ -168,4 +177,5 @@ class InvariantsPanel(QWidget):
             label.setText(text.replace("  ", " ").strip())
             label.setProperty("violated", not inv.ok)
             label.setStyleSheet("color: #1a7f37;" if inv.ok else "color: #c62828; font-weight: bold;")
-            label.setToolTip(", ".join(format_number(float(v)) for v in inv.values.ravel()))
+            label.setToolTip(self.tr(self.TIPS[kind]) + "\n"
+                             + ", ".join(format_number(float(v)) for v in inv.values.ravel()))

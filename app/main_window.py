@@ -42,17 +42,22 @@ class MainWindow(QMainWindow):
         self.invariants = InvariantsPanel(session)
         self.weight_editor = WeightEditor(session)
 
+        # Explicit minimums let the splitters share space by proportion instead of by the
+        # panels' (generous) size hints.
+        self.plots.setMinimumWidth(320)
+        self.inspector.setMinimumWidth(280)
         bottom = QSplitter(Qt.Horizontal)
         bottom.setObjectName("bottomSplitter")
         bottom.addWidget(_boxed(self.tr("Inspector"), self.inspector, "inspectorBox"))
         bottom.addWidget(self.plots)
-        bottom.setSizes([420, 480])
+        bottom.setSizes([460, 440])
         left = QSplitter(Qt.Vertical)
         left.setObjectName("leftSplitter")
         left.addWidget(self.dataflow)
         left.addWidget(bottom)
         left.setSizes([380, 400])
         right = QWidget()
+        right.setMinimumWidth(340)
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(_boxed(self.tr("Block options"), self.config_panel, "configBox"))
@@ -64,8 +69,10 @@ class MainWindow(QMainWindow):
         main.addWidget(right)
         main.setStretchFactor(0, 3)
         main.setStretchFactor(1, 1)
-        main.setSizes([860, 420])
+        main.setSizes([900, 380])
         self.setCentralWidget(main)
+        self._splitters = (main, left, bottom)
+        self._sized = False
 
         self.mse_label = QLabel()
         self.mse_label.setObjectName("statusMse")
@@ -76,6 +83,18 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._refresh_status()
         self._refresh_title()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        """Share the space by proportion once the real window size is known."""
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            main, left, bottom = self._splitters
+            width, height = self.width(), self.height()
+            right = max(340, min(460, int(width * 0.29)))
+            main.setSizes([width - right, right])
+            left.setSizes([int(height * 0.47), int(height * 0.53)])
+            bottom.setSizes([int((width - right) * 0.42), int((width - right) * 0.58)])
 
     # --- actions --------------------------------------------------------------------------
     def _action(self, name: str, text: str, slot, shortcut=None) -> QAction:

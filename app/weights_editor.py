@@ -172,7 +172,7 @@ class WeightTableModel(QAbstractTableModel):
             row_letter, column_letter = _MATRIX_AXES[name]
             return _numbered(row_letter, rows), _numbered(column_letter, columns)
         if name in ("b_Q", "b_K", "b_V"):
-            return [self.tr("head %1").replace("%1", str(h)) for h in range(rows)], _numbered(_VECTOR_AXIS[name], columns)
+            return [self.tr("head %1").replace("%1", str(h + 1)) for h in range(rows)], _numbered(_VECTOR_AXIS[name], columns)
         if rows == 1:
             return [name], _numbered(_VECTOR_AXIS.get(name, "d"), columns)
         return _numbered("r", rows), _numbered("c", columns)
@@ -507,7 +507,7 @@ class WeightEditor(QWidget):
                 with QSignalBlocker(self.head_selector):
                     if self.head_selector.count() != heads:
                         self.head_selector.clear()
-                        self.head_selector.addItems([self.tr("head %1").replace("%1", str(h)) for h in range(heads)])
+                        self.head_selector.addItems([self.tr("head %1").replace("%1", str(h + 1)) for h in range(heads)])
                     self.head_selector.setCurrentIndex(head)
             self.model.show(name, head, force_reset=bool(force_reset))
             self._fit_table()
