@@ -87,6 +87,7 @@ class ConfigPanel(QWidget):
 
     def _set(self, **changes: object) -> None:
         if not self.session.set_config(**changes):
+            self._shown = None
             self.refresh()          # refused: show the option that is still in force
 
     def _eps_entered(self) -> None:
@@ -94,12 +95,18 @@ class ConfigPanel(QWidget):
         if value is None or not 0 <= value <= 1:
             self.session.message.emit(self.tr("ε must be a number from 0 to 1; it stays %1.")
                                       .replace("%1", f"{self.session.config.eps:g}"))
+            self._shown = None
             self.refresh()
             return
         self._set(eps=value)
 
+    _shown = None
+
     def refresh(self) -> None:
         config = self.session.config
+        if config == self._shown:
+            return                  # a weight edit: nothing here changes
+        self._shown = config
         widgets = (self.activation, self.gated, self.norm, self.placement, self.mask, self.attention,
                    self.residual, self.eps, self.d_ff, self.n_heads, self.d_head)
         blockers = [QSignalBlocker(widget) for widget in widgets]

@@ -22,17 +22,24 @@ class HookTableModel(QAbstractTableModel):
         self.array = np.zeros((0, 0))
         self.limit = 1.0
         self.column_prefix = "d"
-        self.outlined: set[tuple[int, int]] = set()
+        self.texts: list[list[str]] = []
+        self.colours: list[list] = []
 
     def set_slice(self, array: np.ndarray, column_prefix: str) -> None:
-        if array.shape != self.array.shape or column_prefix != self.column_prefix:
+        reshaped = array.shape != self.array.shape or column_prefix != self.column_prefix
+        if reshaped:
             self.beginResetModel()
-            self.array, self.column_prefix = array, column_prefix
+            self.column_prefix = column_prefix
             self.limit = limit_for(array)
+        self.array = array
+        # Texts and colours are made once per update, not on each of the view's data() calls.
+        self.texts = [[format_number(float(v)) for v in row] for row in array]
+        self.colours = [[tint(float(v), self.limit) for v in row] for row in array]
+        if reshaped:
             self.endResetModel()
         else:
-            self.array = array
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1),
+                                  [Qt.DisplayRole, Qt.BackgroundRole, Qt.ToolTipRole])
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else self.array.shape[0]
@@ -43,15 +50,15 @@ class HookTableModel(QAbstractTableModel):
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid():
             return None
-        value = float(self.array[index.row(), index.column()])
+        row, column = index.row(), index.column()
         if role == Qt.DisplayRole:
-            return format_number(value)
+            return self.texts[row][column]
         if role == Qt.BackgroundRole:
-            return tint(value, self.limit)
+            return self.colours[row][column]
         if role == Qt.TextAlignmentRole:
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.ToolTipRole:
-            return repr(value)
+            return repr(float(self.array[row, column]))
         return None
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
@@ -137,8 +144,8 @@ class Inspector(QWidget):
         self.table.setModel(self.model)
         self.table.setEditTriggers(QTableView.NoEditTriggers)
         self.table.setSelectionMode(QTableView.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        # Sized on reshape only: ResizeToContents would measure every cell on every edit.
+        self.model.modelReset.connect(self._fit_columns)
         numbers = QFontDatabase.systemFont(QFontDatabase.FixedFont)
         numbers.setPointSize(max(numbers.pointSize(), 10))
         self.table.setFont(numbers)
@@ -166,6 +173,10 @@ class Inspector(QWidget):
         session.traceChanged.connect(self.refresh)
         session.selectionChanged.connect(self.refresh)
         self.refresh()
+
+    def _fit_columns(self) -> None:
+        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
 
     def _cell_chosen(self, current: QModelIndex, _previous=None) -> None:
         if current.isValid() and not self._refreshing:

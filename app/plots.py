@@ -707,6 +707,8 @@ class PlotsPanel(QTabWidget):
         for tab in self._tabs():
             self.addTab(tab, "")
         self.retranslate()
+        self._stale: set[_Tab] = set()
+        self.currentChanged.connect(lambda _index: self._refresh_visible())
         session.traceChanged.connect(self.refresh)
         session.selectionChanged.connect(self._selection_changed)
         session.editTargetChanged.connect(self.mse_tab.schedule_sweep)
@@ -726,53 +728,63 @@ class PlotsPanel(QTabWidget):
         super().changeEvent(event)
 
     def refresh(self) -> None:
-        for tab in self._tabs():
-            tab.refresh()
+        """Only the tab on screen is redrawn now; the others when shown or read (see _fresh)."""
+        self._stale = set(self._tabs())
+        self._refresh_visible()
 
     def _selection_changed(self) -> None:
-        self.residual_tab.refresh()
-        self.activation_tab.refresh()
+        self._stale |= {self.residual_tab, self.activation_tab}
+        self._refresh_visible()
+
+    def _refresh_visible(self) -> None:
+        self._fresh(self.currentWidget())
+
+    def _fresh(self, tab):
+        if tab in self._stale:
+            self._stale.discard(tab)
+            tab.refresh()
+        return tab
 
     # --- for tests and the main window ---------------------------------------------------
     def pattern_image(self, head: int) -> pg.ImageItem:
-        return self.attention_tab.images[head]
+        return self._fresh(self.attention_tab).images[head]
 
     @property
     def pre_image(self) -> pg.ImageItem:
-        return self.hidden_tab.pre_image
+        return self._fresh(self.hidden_tab).pre_image
 
     @property
     def gate_image(self) -> pg.ImageItem:
-        return self.hidden_tab.gate_image
+        return self._fresh(self.hidden_tab).gate_image
 
     @property
     def post_image(self) -> pg.ImageItem:
-        return self.hidden_tab.post_image
+        return self._fresh(self.hidden_tab).post_image
 
     @property
     def activation_points(self) -> pg.ScatterPlotItem:
-        return self.activation_tab.points
+        return self._fresh(self.activation_tab).points
 
     @property
     def activation_curve(self) -> pg.PlotDataItem:
-        return self.activation_tab.curve
+        return self._fresh(self.activation_tab).curve
 
     @property
     def residual_bars(self) -> list[pg.BarGraphItem]:
-        return self.residual_tab.bars
+        return self._fresh(self.residual_tab).bars
 
     @property
     def sweep_curve(self) -> pg.PlotDataItem:
-        return self.mse_tab.sweep_curve
+        return self._fresh(self.mse_tab).sweep_curve
 
     @property
     def sweep_marker(self) -> pg.ScatterPlotItem:
-        return self.mse_tab.sweep_marker
+        return self._fresh(self.mse_tab).sweep_marker
 
     @property
     def history_curve(self) -> pg.PlotDataItem:
-        return self.mse_tab.history_curve
+        return self._fresh(self.mse_tab).history_curve
 
     @property
     def mse_label(self) -> QLabel:
-        return self.mse_tab.mse_label
+        return self._fresh(self.mse_tab).mse_label

@@ -16,6 +16,10 @@ _STOPS = [(0.0, "#2d004b"), (0.15, "#542788"), (0.3, "#8073ac"), (0.42, "#b2abd2
           (0.58, "#fdb863"), (0.7, "#e08214"), (0.85, "#b35806"), (1.0, "#7f3b08")]
 DIVERGING = pg.ColorMap([p for p, _ in _STOPS], [QColor(c) for _, c in _STOPS], name="blocklab-diverging")
 DIVERGING_LUT = DIVERGING.getLookupTable(0.0, 1.0, 256)
+# tint() runs for every table cell on every edit: precomputed colours, not ColorMap.map().
+_TINTS = [QColor(*(int(c) for c in DIVERGING_LUT[i][:3])) for i in range(256)]
+_TINTS = [c.lighter(135) if abs(i - 127.5) > 0.3 * 255 else c for i, c in enumerate(_TINTS)]
+_UNDEFINED = QColor("#dddddd")
 
 DECIMALS = 6                     # enough to recompute any cell by hand
 NEGATIVE_INFINITY_TEXT = "-∞"
@@ -40,10 +44,9 @@ def limit_for(array: np.ndarray) -> float:
 def tint(value: float, limit: float) -> QColor:
     """The diverging colour of a value on the fixed scale ±limit (clipped), lightened for text on top."""
     if not math.isfinite(value):
-        return QColor("#dddddd")
+        return _UNDEFINED
     position = 0.5 + 0.5 * max(-1.0, min(1.0, value / limit))
-    colour = DIVERGING.map(position, mode="qcolor")
-    return colour.lighter(135) if abs(position - 0.5) > 0.3 else colour
+    return _TINTS[min(255, int(position * 256))]
 
 
 def format_number(value: float, decimals: int = DECIMALS) -> str:

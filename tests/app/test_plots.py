@@ -53,7 +53,7 @@ def test_hidden_units_and_mse_follow_an_edit(plots, session):
     before = image_of(pre_item).copy()
     assert session.set_value("W_in", (0, 1), 2.5)
     trace = session.trace
-    assert not np.array_equal(image_of(pre_item), before)
+    assert not np.array_equal(image_of(plots.pre_image), before)
     np.testing.assert_array_equal(image_of(plots.pre_image), trace["mlp.hook_pre"].astype(np.float32))
     np.testing.assert_array_equal(image_of(plots.post_image), trace["mlp.hook_post"].astype(np.float32))
     assert image_of(plots.pre_image).dtype == np.float32
@@ -91,8 +91,8 @@ def test_activation_curve_switches_to_gelu(plots, session):
     x_relu, y_relu = (np.asarray(a) for a in curve.getData())
     np.testing.assert_allclose(y_relu, activate_values("relu", x_relu))
     assert session.set_config(activation="gelu")
-    x, y = (np.asarray(a) for a in curve.getData())
     assert plots.activation_curve is curve
+    x, y = (np.asarray(a) for a in curve.getData())
     core_x, core_y = activation_curve("gelu", x[0], x[-1], len(x))
     np.testing.assert_array_equal(x, core_x)
     np.testing.assert_array_equal(y, core_y)
