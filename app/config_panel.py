@@ -181,8 +181,12 @@ class InvariantsPanel(QWidget):
             if not inv.ok:
                 text += f"  ({format_number(float(worst))})"
             label = self.labels[inv.key]
-            label.setText(text.replace("  ", " ").strip())
-            label.setProperty("violated", not inv.ok)
-            label.setStyleSheet("color: #1a7f37;" if inv.ok else "color: #c62828; font-weight: bold;")
+            text = text.replace("  ", " ").strip()
+            if label.text() != text:
+                label.setText(text)
+            if label.property("violated") is not (not inv.ok):
+                # Restyling is costly (a re-polish): only when the verdict flips.
+                label.setProperty("violated", not inv.ok)
+                label.setStyleSheet("color: #1a7f37;" if inv.ok else "color: #c62828; font-weight: bold;")
             label.setToolTip(self.tr(self.TIPS[kind]) + "\n"
                              + ", ".join(format_number(float(v)) for v in inv.values.ravel()))
