@@ -155,12 +155,17 @@ class InvariantsPanel(QWidget):
         self.grid.setContentsMargins(4, 2, 4, 2)
         self.grid.setVerticalSpacing(2)
         self.labels: dict[str, QLabel] = {}
+        self.empty = QLabel(self.tr("Nothing to check: this block has no norm, no attention and no residual."))
+        self.empty.setObjectName("invariantsEmpty")
+        self.empty.setWordWrap(True)
+        self.grid.addWidget(self.empty, 0, 0, 1, 2)
         session.traceChanged.connect(self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
         found = self.session.invariants()
         keys = [inv.key for inv in found]
+        self.empty.setVisible(not found)
         if keys != list(self.labels):
             for label in self.labels.values():
                 self.grid.removeWidget(label)
@@ -170,7 +175,7 @@ class InvariantsPanel(QWidget):
             for row, key in enumerate(keys):
                 label = self._QLabel()
                 label.setObjectName(f"invariant_{key}")
-                self.grid.addWidget(label, row // 2, row % 2)
+                self.grid.addWidget(label, 1 + row // 2, row % 2)
                 self.labels[key] = label
         for inv in found:
             prefix, kind = inv.key.split(".")

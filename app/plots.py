@@ -730,6 +730,10 @@ class PlotsPanel(QTabWidget):
     def refresh(self) -> None:
         """Only the tab on screen is redrawn now; the others when shown or read (see _fresh)."""
         self._stale = set(self._tabs())
+        if not self.session.config.attention:
+            self._fresh(self.attention_tab)           # cheap: it only shows "switched off"
+            if self.currentWidget() is self.attention_tab:
+                self.setCurrentWidget(self.hidden_tab)
         self._refresh_visible()
 
     def _selection_changed(self) -> None:
