@@ -16,8 +16,9 @@ commands:
   (none)                 open the GUI on resources/scenarios/block-default.json
   open FILE              open the GUI on a scenario file
   trace FILE [--out F]   headless: run the block and print every hook as JSON
-  screenshot OUT.png [FILE] [--size WxH] [--lang zh|en]
+  screenshot OUT.png [FILE] [--size WxH] [--lang zh|en] [--lesson ID --step K]
                          render the window offscreen to a PNG
+FILE may be a scenario (resources/scenarios/*.json) or a lesson (resources/lessons/*.json).
 """
 
 TRACE_HELP = """\
@@ -49,8 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="language of the interface (default: the system's, else Chinese)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    open_cmd = commands.add_parser("open", help="open the GUI on a scenario file")
-    open_cmd.add_argument("file", type=Path)
+    open_cmd = commands.add_parser("open", help="open the GUI on a scenario or lesson file")
+    open_cmd.add_argument("file", type=Path, help="a scenario or a lesson (.json)")
     open_cmd.add_argument("--lang", choices=("zh", "en"), default=argparse.SUPPRESS)
 
     trace_cmd = commands.add_parser("trace", help="print every intermediate as JSON (headless)",
@@ -60,9 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     shot = commands.add_parser("screenshot", help="render the window offscreen to a PNG")
     shot.add_argument("out", type=Path, help="the PNG to write")
-    shot.add_argument("file", type=Path, nargs="?", default=None, help="scenario to show (default: the built-in one)")
+    shot.add_argument("file", type=Path, nargs="?", default=None,
+                      help="scenario or lesson to show (default: the built-in block)")
     shot.add_argument("--size", type=_size, default=(1280, 800), help="window size WxH (default 1280x800)")
     shot.add_argument("--lang", choices=("zh", "en"), default=argparse.SUPPRESS)
+    shot.add_argument("--lesson", metavar="ID", help="a shipped lesson's id, e.g. r45-ffn-residual-norm")
+    shot.add_argument("--step", metavar="K", help="the lesson step: 1-based number or step id (default 1)")
     return parser
 
 
@@ -96,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     from app.launch import run_gui, run_screenshot   # Qt is imported only for the GUI commands
 
     if args.command == "screenshot":
-        return run_screenshot(args.out, args.file or DEFAULT_SCENARIO, args.size, args.lang)
+        return run_screenshot(args.out, args.file or DEFAULT_SCENARIO, args.size, args.lang, args.lesson, args.step)
     file = args.file if args.command == "open" else DEFAULT_SCENARIO
     return run_gui(file, args.lang)
 

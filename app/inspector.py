@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSignalBlocker, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QTableView,
+from PySide6.QtGui import QColor, QFontDatabase, QPen
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QStyledItemDelegate, QTableView,
                                QVBoxLayout, QWidget)
 
 from core.explain import explain
@@ -22,6 +22,7 @@ class HookTableModel(QAbstractTableModel):
         self.array = np.zeros((0, 0))
         self.limit = 1.0
         self.column_prefix = "d"
+        self.outlined: set[tuple[int, int]] = set()
         self.texts: list[list[str]] = []
         self.colours: list[list] = []
 
@@ -68,6 +69,20 @@ class HookTableModel(QAbstractTableModel):
             tokens = self.session.tokens
             return tokens[section] if self.array.shape[0] == len(tokens) and section < len(tokens) else str(section + 1)
         return f"{self.column_prefix}{section + 1}"
+
+
+class _OutlineDelegate(QStyledItemDelegate):
+    """Draws a thick amber frame around the cells a lesson step talks about."""
+
+    PEN = QPen(QColor("#e69500"), 3)
+
+    def paint(self, painter, option, index) -> None:
+        super().paint(painter, option, index)
+        if (index.row(), index.column()) in self.parent().model().outlined:
+            painter.save()
+            painter.setPen(self.PEN)
+            painter.drawRect(option.rect.adjusted(1, 1, -2, -2))
+            painter.restore()
 
 
 # What each hook holds, for the inspector's title line.
@@ -149,6 +164,8 @@ class Inspector(QWidget):
         numbers = QFontDatabase.systemFont(QFontDatabase.FixedFont)
         numbers.setPointSize(max(numbers.pointSize(), 10))
         self.table.setFont(numbers)
+        self.table.setItemDelegate(_OutlineDelegate(self.table))
+        self.outlined_cells: list[tuple[str, tuple[int, ...]]] = []
         self.explanation = QPlainTextEdit()
         self.explanation.setObjectName("inspectorExplanation")
         self.explanation.setReadOnly(True)
@@ -172,6 +189,11 @@ class Inspector(QWidget):
         self.head_combo.currentIndexChanged.connect(lambda head: head >= 0 and session.select(head=head))
         session.traceChanged.connect(self.refresh)
         session.selectionChanged.connect(self.refresh)
+        self.refresh()
+
+    def set_outlined(self, cells: list[tuple[str, tuple[int, ...]]]) -> None:
+        """Outline these (hook, index) cells whenever their hook is shown; [] clears."""
+        self.outlined_cells = list(cells)
         self.refresh()
 
     def _fit_columns(self) -> None:
@@ -200,6 +222,8 @@ class Inspector(QWidget):
                 if heads:
                     self.head_combo.setCurrentIndex(index[0])
             shown = array[index[0]] if array.ndim == 3 else array
+            self.model.outlined = {tuple(cell[-2:]) for name, cell in self.outlined_cells
+                                   if name == hook and (array.ndim != 3 or cell[0] == index[0])}
             self.model.set_slice(shown, _column_prefix(hook))
             cell = self.model.index(index[-2], index[-1])
             self.table.setCurrentIndex(cell)

@@ -45,25 +45,53 @@ def _exception_hook(kind, value, trace) -> None:
         box.exec()
 
 
-def build_window(file: Path, language: str | None):
-    """The application and a main window on `file` (a scenario). Raises ScenarioError."""
-    from core.scenario import load_scenario
+class OpenError(Exception):
+    """A file the GUI cannot start on; str() is one line."""
 
-    from .main_window import MainWindow
+
+def build_window(file: Path, language: str | None, step: int | str = 0):
+    """The application and a main window on `file`: a scenario, or a lesson opened at `step`
+    (a 0-based position or a step id). Raises OpenError with one line if it cannot."""
+    from core.lesson import LessonError, load_lesson
+    from core.scenario import ScenarioError, load_scenario
+
+    from .main_window import MainWindow, is_lesson_file
     from .session import Session
 
     app, language = _application(language)
-    scenario = load_scenario(file)
-    window = MainWindow(Session(scenario), file, language)
+    try:
+        if is_lesson_file(file):
+            lesson = load_lesson(file)
+            position = lesson.step_index(step)
+            window = MainWindow(Session(lesson.step_scenario(position)), file, language)
+            window.lessons.open(lesson, position)
+            window._refresh_title()
+        else:
+            window = MainWindow(Session(load_scenario(file)), file, language)
+    except (ScenarioError, LessonError) as error:
+        raise OpenError(str(error)) from None
+    except (IndexError, KeyError) as error:
+        raise OpenError(f"{file.name}: {error.args[0] if error.args else error}") from None
     return app, window
 
 
-def run_gui(file: Path, language: str | None) -> int:
-    from core.scenario import ScenarioError
+def find_lesson(lesson_id: str) -> Path:
+    """The shipped lesson file with this id, or OpenError."""
+    from core.lesson import list_lessons
 
+    from .lesson_panel import LESSONS
+
+    for found_id, _title, path in list_lessons(LESSONS):
+        if found_id == lesson_id:
+            return path
+    known = ", ".join(found_id for found_id, _t, _p in list_lessons(LESSONS))
+    raise OpenError(f"no lesson with id {lesson_id!r}; the lessons are: {known}")
+
+
+def run_gui(file: Path, language: str | None) -> int:
     try:
         app, window = build_window(file, language)
-    except ScenarioError as error:
+    except OpenError as error:
         print(f"blocklab: {error}", file=sys.stderr)
         return 2
     sys.excepthook = _exception_hook
@@ -72,14 +100,21 @@ def run_gui(file: Path, language: str | None) -> int:
     return app.exec()
 
 
-def run_screenshot(out: Path, file: Path, size: tuple[int, int], language: str | None) -> int:
-    """Render the window offscreen at `size` and save it as a PNG."""
+def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language: str | None,
+                   lesson: str | None = None, step: str | None = None) -> int:
+    """Render the window offscreen at `size` and save it as a PNG. With `lesson` (an id), the
+    lesson at `step`: a 1-based number or a step id."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from core.scenario import ScenarioError
-
     try:
-        app, window = build_window(file, language)
-    except ScenarioError as error:
+        position: int | str = 0
+        if step is not None:
+            position = int(step) - 1 if step.isdigit() else step
+            if isinstance(position, int) and position < 0:
+                raise OpenError(f"--step: expected 1 or more, got {step}")
+        if lesson is not None:
+            file = find_lesson(lesson)
+        app, window = build_window(file, language, position)
+    except OpenError as error:
         print(f"blocklab screenshot: {error}", file=sys.stderr)
         return 2
     window.resize(*size)

@@ -5,14 +5,17 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QGroupBox, QLabel, QMainWindow, QMessageBox, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFileDialog, QGroupBox, QLabel, QMainWindow, QMessageBox,
+                               QSplitter, QVBoxLayout, QWidget)
 
+from core.lesson import FORMAT as LESSON_FORMAT
+from core.lesson import list_lessons
 from core.scenario import ScenarioError, load_scenario, save_scenario
 
 from .config_panel import ConfigPanel, InvariantsPanel
 from .dataflow import DataflowView
 from .inspector import Inspector
+from .lesson_panel import LESSONS, LessonBar, LessonController, StepKeys, load_lesson_or_error
 from .plots import PlotsPanel
 from .session import Session
 from .weights_editor import WeightEditor
@@ -70,7 +73,17 @@ class MainWindow(QMainWindow):
         main.setStretchFactor(0, 3)
         main.setStretchFactor(1, 1)
         main.setSizes([900, 380])
-        self.setCentralWidget(main)
+        self.lessons = LessonController(session, self)
+        self.lesson_bar = LessonBar(self.lessons, self, language)
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.lesson_bar)
+        column.addWidget(main, 1)
+        self.setCentralWidget(central)
+        self._step_keys = StepKeys(self.lessons, self)
+        QApplication.instance().installEventFilter(self._step_keys)
         self._splitters = (main, left, bottom)
         self._sized = False
 
@@ -134,6 +147,17 @@ class MainWindow(QMainWindow):
         view_menu = menus.addMenu(self.tr("&View"))
         for action in (fit_action, zoom_in, zoom_out):
             view_menu.addAction(action)
+        lesson_menu = menus.addMenu(self.tr("&Lessons"))
+        lesson_menu.setObjectName("menuLessons")
+        for lesson_id, title, path in list_lessons(LESSONS):
+            action = lesson_menu.addAction(title.get(self.language))
+            action.setObjectName(f"actionLesson_{lesson_id}")
+            action.triggered.connect(lambda _checked=False, p=path: self.open_lesson(p))
+        lesson_menu.addSeparator()
+        lesson_menu.addAction(self._action("actionNextStep", self.tr("Next step"), self.lessons.next))
+        lesson_menu.addAction(self._action("actionPreviousStep", self.tr("Previous step"), self.lessons.previous))
+        lesson_menu.addAction(self._action("actionResetStep", self.tr("Reset this step"), self.lessons.reset_step))
+        lesson_menu.addAction(self._action("actionCloseLesson", self.tr("Leave the lesson"), self.lessons.close))
         self.addAction(self.undo_action)
         self.addAction(self.redo_action)
 
@@ -144,7 +168,9 @@ class MainWindow(QMainWindow):
             self.open_file(Path(path))
 
     def open_file(self, path: Path) -> bool:
-        """Open a scenario; a refused file leaves everything as it was and says why."""
+        """Open a scenario or a lesson; a refused file leaves everything as it was and says why."""
+        if is_lesson_file(path):
+            return self.open_lesson(path)
         try:
             scenario = load_scenario(path)
         except ScenarioError as error:
@@ -152,7 +178,21 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, self.tr("Cannot open this file"), str(error))
             return False
         self.path = path
+        if self.lessons.lesson is not None:
+            self.lessons.close()
         self.session.load(scenario)
+        return True
+
+    def open_lesson(self, path: Path, step: int = 0) -> bool:
+        lesson, error = load_lesson_or_error(path)
+        if lesson is None:
+            self.session.message.emit(error)
+            QMessageBox.warning(self, self.tr("Cannot open this lesson"), error)
+            self.lesson_bar._lesson_changed()       # the picker shows what is really open
+            return False
+        self.path = path
+        self.lessons.open(lesson, step)
+        self._refresh_title()
         return True
 
     def save_dialog(self) -> None:
@@ -180,7 +220,18 @@ class MainWindow(QMainWindow):
                                else self.tr("no targets"))
 
     def _refresh_title(self) -> None:
-        title = self.session.loaded.title
+        lesson = self.lessons.lesson if hasattr(self, "lessons") else None
+        title = {"zh": lesson.title.zh, "en": lesson.title.en} if lesson is not None else self.session.loaded.title
         text = title.get(self.language) or title.get("en") or title.get("zh") or ""
         name = self.path.name if self.path else ""
         self.setWindowTitle(" — ".join(part for part in (text, name, "Block Lab") if part))
+
+
+def is_lesson_file(path: Path) -> bool:
+    """Whether a file says it is a lesson (anything else is read as a scenario)."""
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(4096)
+    except OSError:
+        return False
+    return LESSON_FORMAT.encode() in head

@@ -354,10 +354,11 @@ class HiddenUnitsTab(_Tab):
             act = config.activation
             # formulas, not words: the same in every language; three maps side by side
             # need two-line titles to fit
-            gap = "<br>" if gated else " "
+            # need two-line titles to fit (two maps do too, in a 1280-px window's plot panel)
+            gap = "<br>"
             titles = [f"mlp.hook_pre{gap}= x·W_in + b_in", f"mlp.hook_gate{gap}= x·W_gate + b_gate",
-                      f"mlp.hook_post{gap}= {act}(gate) ⊙ pre" if gated else f"mlp.hook_post = {act}(pre)"]
-            title_height = 50 if gated else 30
+                      f"mlp.hook_post{gap}= {act}(gate) ⊙ pre" if gated else f"mlp.hook_post{gap}= {act}(pre)"]
+            title_height = 50
             for plot, title in zip(self.plots, titles):
                 _title(plot, title)
                 plot.titleLabel.setMaximumHeight(title_height)   # pyqtgraph fixes one line
@@ -735,6 +736,13 @@ class PlotsPanel(QTabWidget):
             if self.currentWidget() is self.attention_tab:
                 self.setCurrentWidget(self.hidden_tab)
         self._refresh_visible()
+
+    def show_tab(self, name: str) -> None:
+        """Bring a tab to the front by name: attention, hidden, residual, activation or mse."""
+        tabs = {"attention": self.attention_tab, "hidden": self.hidden_tab, "residual": self.residual_tab,
+                "activation": self.activation_tab, "mse": self.mse_tab}
+        if name in tabs:
+            self.setCurrentWidget(tabs[name])
 
     def _selection_changed(self) -> None:
         self._stale |= {self.residual_tab, self.activation_tab}

@@ -130,7 +130,7 @@ class Session(QObject):
         return invariants(self.config, self.trace)
 
     # --- loading --------------------------------------------------------------------------
-    def _load(self, scenario: Scenario) -> None:
+    def _load(self, scenario: Scenario, state: State | None = None) -> None:
         self.loaded = scenario
         self._shelf: dict[str, np.ndarray] = dict(scenario.weights)   # weights to restore when a part comes back
         self._heads = (scenario.config.n_heads, scenario.config.d_head) if scenario.config.attention else (2, 2)
@@ -140,12 +140,15 @@ class Session(QObject):
         self.selected_hook = "hook_resid_post"
         first_matrix = next(name for name in scenario.weights if name.startswith("W_"))
         self.edit_tensor, self.edit_index = first_matrix, (0,) * scenario.weights[first_matrix].ndim
-        self._apply(State(scenario.config, scenario.inputs, dict(scenario.weights), scenario.targets),
+        self._apply(state or State(scenario.config, scenario.inputs, dict(scenario.weights), scenario.targets),
                     notify=False)
 
-    def load(self, scenario: Scenario) -> None:
-        """Replace the scenario (already validated by core); clears undo history."""
-        self._load(scenario)
+    def load(self, scenario: Scenario, state: State | None = None) -> None:
+        """Replace the scenario (already validated by core); clears undo history.
+
+        `state`, if given, is shown instead of the scenario's own (a lesson step the learner
+        had edited); "reset" still goes back to `scenario`."""
+        self._load(scenario, state)
         self.scenarioLoaded.emit()
         self.traceChanged.emit()
         self.selectionChanged.emit()
