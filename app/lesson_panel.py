@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox,
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox,
                                QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QTableView, QTextEdit,
                                QVBoxLayout, QWidget)
 
@@ -180,6 +180,7 @@ class LessonBar(QWidget):
         controller.lessonChanged.connect(self._lesson_changed)
         controller.stepChanged.connect(self._step_changed)
         session.traceChanged.connect(self._render)
+        session.undo_stack.cleanChanged.connect(lambda _clean: self._render())   # "(your edits)" mark
         self._answer_shown = False
         self._lesson_changed()
 
@@ -276,8 +277,7 @@ class StepKeys(QObject):
         if not isinstance(watched, QWidget) or watched.window() is not self.window:
             return False
         key = event.key()
-        focus = QApplication.focusWidget()
-        typing = isinstance(focus, _TYPING)
+        typing = isinstance(watched, _TYPING)      # the widget the key was sent to
         if key == Qt.Key_PageDown or (key in (Qt.Key_Right, Qt.Key_Space) and not typing):
             self.controller.next()
             return True
