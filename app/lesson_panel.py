@@ -213,6 +213,7 @@ class LessonBar(QWidget):
             self.answer.hide()
             self.window.dataflow.set_highlight(None)
             self.window.inspector.set_outlined([])
+            self.window.show_panels(())
 
     def _step_changed(self) -> None:
         controller = self.controller
@@ -226,10 +227,7 @@ class LessonBar(QWidget):
         hooks = set(highlight.hooks) | {cell.hook for cell in highlight.cells}
         self.window.dataflow.set_highlight(hooks or None)
         self.window.inspector.set_outlined([(cell.hook, cell.index) for cell in highlight.cells])
-        for panel in step.panels:
-            if panel.startswith("plots."):
-                self.window.plots.show_tab(panel.split(".", 1)[1])
-                break
+        self.window.show_panels(step.panels)
         self._render()
 
     def _reveal(self) -> None:

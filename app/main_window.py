@@ -6,7 +6,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QGroupBox, QLabel, QMainWindow, QMessageBox,
-                               QSplitter, QVBoxLayout, QWidget)
+                               QSplitter, QStackedWidget, QVBoxLayout, QWidget)
 
 from core.lesson import FORMAT as LESSON_FORMAT
 from core.lesson import list_lessons
@@ -57,6 +57,7 @@ class MainWindow(QMainWindow):
         left = QSplitter(Qt.Vertical)
         left.setObjectName("leftSplitter")
         left.addWidget(self.dataflow)
+        self._left = left
         left.addWidget(bottom)
         left.setSizes([380, 400])
         right = QWidget()
@@ -66,9 +67,14 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(_boxed(self.tr("Block options"), self.config_panel, "configBox"))
         right_layout.addWidget(_boxed(self.tr("Checks"), self.invariants, "invariantsBox"))
         right_layout.addWidget(_boxed(self.tr("Weights and inputs"), self.weight_editor, "weightsBox"), 1)
+        # The work area: the explorer's block view, or a lesson's own lab panel in its place.
+        self.work = QStackedWidget()
+        self.work.setObjectName("workArea")
+        self.work.addWidget(left)
+        self.labs: dict[str, QWidget] = {}
         main = QSplitter(Qt.Horizontal)
         main.setObjectName("mainSplitter")
-        main.addWidget(left)
+        main.addWidget(self.work)
         main.addWidget(right)
         main.setStretchFactor(0, 3)
         main.setStretchFactor(1, 1)
@@ -182,6 +188,55 @@ class MainWindow(QMainWindow):
             self.lessons.close()
         self.session.load(scenario)
         return True
+
+    def show_panels(self, panels: tuple[str, ...]) -> None:
+        """Bring forward what a lesson step names: a plot tab, or a lab panel at one of its parts."""
+        lab = next((name for name in panels if name.startswith("lab.")), None)
+        if lab is None:
+            self._place_dataflow(self._left)
+            self.work.setCurrentIndex(0)
+        else:
+            _, panel, part = lab.split(".", 2)
+            widget = self._lab(panel)
+            page = widget.parentWidget()
+            # A step that names the dataflow too shows the block above the lab.
+            self._place_dataflow(page if "dataflow" in panels else self._left)
+            self.work.setCurrentWidget(page)
+            widget.set_focus(part)
+        for name in panels:
+            if name.startswith("plots."):
+                self.plots.show_tab(name.split(".", 1)[1])
+                break
+
+    def _lab(self, panel: str) -> QWidget:
+        """Lab panels are built the first time a step asks for one."""
+        if panel not in self.labs:
+            if panel == "xor":
+                from .xor_lab import XorLabPanel
+                widget = XorLabPanel(self.session)
+            else:
+                from .ffn_page import FfnPagePanel
+                widget = FfnPagePanel(self.session)
+                widget.termHighlighted.connect(self._term_highlighted)
+            self.labs[panel] = widget
+            page = QSplitter(Qt.Vertical)
+            page.setObjectName(f"labPage_{panel}")
+            page.addWidget(widget)
+            self.work.addWidget(page)
+        return self.labs[panel]
+
+    def _place_dataflow(self, splitter: QSplitter) -> None:
+        """The one dataflow view lives in the explorer, or above a lab that asks for it."""
+        if self.dataflow.parentWidget() is not splitter:
+            splitter.insertWidget(0, self.dataflow)
+            if splitter is not self._left:
+                splitter.setSizes([max(1, splitter.height() * 2 // 5), max(1, splitter.height() * 3 // 5)])
+            else:
+                splitter.setSizes([int(self.height() * 0.47), int(self.height() * 0.53)])
+
+    def _term_highlighted(self, hooks: list) -> None:
+        """A formula term was clicked: show the block with that part highlighted."""
+        self.dataflow.set_highlight(set(hooks) & set(self.session.trace) or None)
 
     def open_lesson(self, path: Path, step: int = 0) -> bool:
         lesson, error = load_lesson_or_error(path)

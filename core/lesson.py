@@ -56,6 +56,12 @@ PANELS = (
     "plots.activation",  # the activation function's curve with the hidden units on it
     "plots.mse",         # the output against the targets (needs targets)
 )
+# A lesson's own lab panels, shown instead of the explorer's block view: "lab.PANEL.PART".
+LAB_PARTS = {
+    "xor": ("naive", "failure", "ffn", "bias", "compute", "neurons"),          # C4's two-neuron lab
+    "ffn-page": ("formula", "width", "shapes", "shuffle", "misconceptions", "summary"),  # C4's page
+}
+PANELS = PANELS + tuple(f"lab.{panel}.{part}" for panel, parts in LAB_PARTS.items() for part in parts)
 WEIGHT_FILLS = ("zero", "identity")
 UNAVAILABLE = "—"      # what a placeholder shows when the learner's edits removed its hook or cell
 
