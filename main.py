@@ -14,7 +14,7 @@ by editing its weights and watching every intermediate change.
 
 commands:
   (none)                 open the GUI on resources/scenarios/block-default.json
-  open FILE              open the GUI on a scenario file
+  open FILE              open the GUI on a scenario or lesson file
   trace FILE [--out F]   headless: run the block and print every hook as JSON
   screenshot OUT.png [FILE] [--size WxH] [--lang zh|en] [--lesson ID --step K]
                          render the window offscreen to a PNG
