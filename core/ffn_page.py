@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .block import forward
+from .block import causal_mask, forward
 from .config import BlockConfig, weight_shapes
+from .functions import softmax
 from .params import ffn_parameters
 from .scenario import Scenario
 from .weights import adapt_weights
@@ -310,7 +311,28 @@ def first_token_scaling(scenario: Scenario, scales: np.ndarray = SCALE_GRID,
     """
     scales = np.asarray(scales, dtype=np.float64)
     late = min(late_token, len(scenario.tokens) - 1)
-    rows = [scaled_attention_rows(scenario, float(s), late) for s in scales]
-    first = np.array([r[0] for r in rows])
-    later = np.array([r[1] for r in rows])
+    out = _causal_attention_batch(scenario, scales)
+    first, later = out[:, 0].copy(), out[:, late].copy()
     return ScalingResult(scales, first, later, late, second_difference(first), second_difference(later))
+
+
+def _causal_attention_batch(scenario: Scenario, scales: np.ndarray) -> np.ndarray:
+    """hook_attn_out (S×T×d) under a causal mask for every scale of the first token's row at once.
+
+    The same steps as core.block's attention, with a leading batch axis so that a whole grid
+    costs one pass (the tests check it against `forward` point by point)."""
+    if not scenario.config.attention:
+        raise ValueError("scenario: expected a block with attention")
+    config, w = scenario.config, {name: np.asarray(a, dtype=np.float64) for name, a in scenario.weights.items()}
+    x = np.repeat(np.asarray(scenario.inputs, dtype=np.float64)[None], len(scales), axis=0)   # (S, T, d)
+    x[:, 0] *= scales[:, None]
+    T = x.shape[1]
+    blocked = causal_mask(T)
+    out = np.zeros_like(x)
+    for h in range(config.n_heads):
+        q = x @ w["W_Q"][h] + w["b_Q"][h]                                    # (S, T, dh)
+        k = x @ w["W_K"][h] + w["b_K"][h]
+        v = x @ w["W_V"][h] + w["b_V"][h]
+        scores = np.where(blocked, -np.inf, q @ k.transpose(0, 2, 1) / np.sqrt(config.d_head))   # (S, T, T)
+        out += (softmax(scores) @ v) @ w["W_O"][h]                           # (S, T, d)
+    return out + w["b_O"]

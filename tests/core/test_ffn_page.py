@@ -174,11 +174,17 @@ def test_linearity_holds_in_any_block_for_the_first_position(block):
     assert result.first_is_linear and not result.late_is_linear
 
 
-def test_the_slider_point_is_on_the_grid_curve(block):
-    result = first_token_scaling(block)
-    first, late = scaled_attention_rows(block, float(SCALE_GRID[7]))
-    np.testing.assert_array_equal(first, result.first[7])
-    np.testing.assert_array_equal(late, result.late[7])
+@pytest.mark.parametrize("placement", ["post", "pre"])
+def test_the_grid_equals_the_forward_pass_at_every_point(block, placement):
+    weights = dict(block.weights)
+    weights["b_V"] = np.array([[0.1, -0.3], [0.2, 0.0]])
+    weights["b_Q"] = np.array([[0.5, 0.0], [0.0, -0.4]])
+    changed = type(block)(block.config.with_changes(norm_placement=placement), block.tokens, block.inputs, weights)
+    result = first_token_scaling(changed)
+    for i, s in enumerate(SCALE_GRID):
+        first, late = scaled_attention_rows(changed, float(s))
+        np.testing.assert_allclose(result.first[i], first, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(result.late[i], late, rtol=0, atol=1e-12)
 
 
 def test_second_difference():

@@ -1,0 +1,318 @@
+"""Lesson C4's FFN page: what a learner clicks and sees equals what `core.ffn_page` computes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QPushButton, QSlider, QWidget
+
+from app.style import format_number
+from core.ffn_page import (FORMULA_TERMS, SCALE_GRID, VASWANI_WIDTH, first_token_scaling, gpt2_ffn_parameters,
+                           shape_view, shuffle_demo, shuffle_permutation, term_hooks)
+from core.scenario import load_scenario
+from tests.conftest import SCENARIOS
+
+PARTS = ["formula", "width", "shapes", "shuffle", "misconceptions", "summary"]
+EXPECTED_HOOKS = {"x": ["hook_resid_mid"], "W_up": ["mlp.hook_pre"], "b_up": ["mlp.hook_pre"],
+                  "act": ["mlp.hook_post"], "W_down": ["hook_mlp_out"], "b_down": ["hook_mlp_out"]}
+
+
+def make_panel(qtbot, scenario: str = "c4-xor.json"):
+    from app.ffn_page import FfnPagePanel
+    from app.session import Session
+    session = Session(load_scenario(SCENARIOS / scenario))
+    panel = FfnPagePanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(880, 650)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return session, panel
+
+
+@pytest.fixture
+def lab(qtbot):
+    session, panel = make_panel(qtbot)
+    yield session, panel
+    panel.close()
+
+
+@pytest.fixture
+def block(qtbot):
+    session, panel = make_panel(qtbot, "block-default.json")
+    yield session, panel
+    panel.close()
+
+
+def find(panel, cls, name):
+    widget = panel.findChild(cls, name)
+    assert widget is not None, name
+    return widget
+
+
+def click(qtbot, widget) -> None:
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+
+
+# --- the panel ---------------------------------------------------------------------------------
+def test_parts_and_focus(lab):
+    _, panel = lab
+    assert panel.objectName() == "ffnPage"
+    assert panel.parts() == PARTS
+    for part in reversed(PARTS):
+        panel.set_focus(part)
+        assert panel.current_part() == part
+        assert panel.tabs.currentWidget().widget() is panel.pages[part]
+        assert panel.pages[part].isVisible()
+    with pytest.raises(ValueError):
+        panel.set_focus("gating")
+
+
+def test_interactive_widgets_have_unique_object_names(lab):
+    _, panel = lab
+    names = [w.objectName() for w in panel.findChildren(QWidget)
+             if isinstance(w, (QPushButton, QCheckBox, QSlider)) and w.parent() is not None]
+    names = [n for n in names if n]
+    assert len(names) == len(set(names))
+    for term in FORMULA_TERMS:
+        assert f"ffnTerm_{term}" in names
+    assert {"ffnShapesSmall", "ffnShuffle", "ffnScaleFirst", "ffnMisGoShuffle"} <= set(names)
+
+
+# --- formula -----------------------------------------------------------------------------------
+def test_clicking_each_term_explains_it_and_highlights_its_hooks(qtbot, lab):
+    session, panel = lab
+    panel.set_focus("formula")
+    explanation = find(panel, QWidget, "ffnTermExplanation")
+    seen: list[list[str]] = []
+    panel.termHighlighted.connect(seen.append)
+    texts = set()
+    for term in FORMULA_TERMS:
+        button = find(panel, QPushButton, f"ffnTerm_{term}")
+        with qtbot.waitSignal(panel.termHighlighted, timeout=1000) as blocker:
+            click(qtbot, button)
+        assert blocker.args == [EXPECTED_HOOKS[term]]
+        assert seen[-1] == EXPECTED_HOOKS[term] == term_hooks(term, session.config)
+        assert button.isChecked()
+        assert explanation.text() == panel.formula.explanations()[term]
+        assert f"<b>{term}</b>" in explanation.text()
+        assert ", ".join(EXPECTED_HOOKS[term]) in find(panel, QWidget, "ffnTermHooks").text()
+        texts.add(explanation.text())
+    assert len(texts) == len(FORMULA_TERMS)
+    assert len(seen) == len(FORMULA_TERMS)
+
+
+def test_formula_shows_the_open_scenarios_shapes_and_follows_a_config_change(qtbot, lab):
+    session, panel = lab
+    shapes = find(panel, QWidget, "ffnFormulaShapes")
+    assert "W_up 2×2" in shapes.text() and "W_down 2×1" in shapes.text() and "T = 4" in shapes.text()
+    click(qtbot, find(panel, QPushButton, "ffnTerm_W_up"))
+    assert "2×2" in panel.formula.explanation.text()
+    assert session.set_config(d_ff=3)
+    assert "W_up 2×3" in shapes.text() and "W_down 3×1" in shapes.text()
+    assert "2×3" in panel.formula.explanation.text()
+
+
+def test_x_points_at_ln2_in_a_pre_norm_block(qtbot, block):
+    session, panel = block
+    assert session.set_config(norm_placement="pre")
+    with qtbot.waitSignal(panel.termHighlighted, timeout=1000) as blocker:
+        click(qtbot, find(panel, QPushButton, "ffnTerm_x"))
+    assert blocker.args == [["ln2.hook_out"]]
+
+
+# --- width -------------------------------------------------------------------------------------
+def test_width_plot_shows_the_vaswani_table(lab):
+    _, panel = lab
+    panel.set_focus("width")
+    x, y = panel.width_part.plotted()
+    np.testing.assert_array_equal(x, [row.d_ff for row in VASWANI_WIDTH])
+    np.testing.assert_array_equal(y, [row.dev_perplexity for row in VASWANI_WIDTH])
+    labels = [item.toPlainText() for item in panel.width_part.point_labels]
+    assert labels == ["5.12 · 53M params", "4.92 · 65M params", "4.75 · 90M params"]
+    source = find(panel, QWidget, "ffnWidthSource").text()
+    assert "Vaswani et al. 2017" in source and "Table 3" in source
+    gpt2 = find(panel, QWidget, "ffnWidthGpt2").text()
+    assert f"{gpt2_ffn_parameters():,}" == "4,722,432" and "4,722,432" in gpt2
+    assert "768" in gpt2 and "3,072" in gpt2 and "×4" in gpt2
+
+
+# --- shapes ------------------------------------------------------------------------------------
+def test_small_scale_toggle_changes_edges_and_parameter_count(qtbot, lab):
+    _, panel = lab
+    panel.set_focus("shapes")
+    canvas = panel.shapes.canvas
+    params = find(panel, QWidget, "ffnShapesParams")
+    before = canvas.edge_labels()
+    assert {text for symbol, text in before if symbol == "d"} == {"768"}
+    assert {text for symbol, text in before if symbol == "d_ff"} == {"3,072"}
+    assert {text for symbol, text in before if symbol == "T"} == {"5"}
+    assert "4,722,432" in params.text()
+    big = canvas.block_rects()
+
+    toggle = find(panel, QCheckBox, "ffnShapesSmall")
+    click(qtbot, toggle)
+    assert toggle.isChecked()
+    after = canvas.edge_labels()
+    assert {text for symbol, text in after if symbol in ("d", "d_ff")} == {"2"}
+    assert {text for symbol, text in after if symbol == "T"} == {"5"}
+    assert f"<b>{shape_view('small').parameters}</b>" in params.text() == params.text()
+    assert "<b>12</b>" in params.text() and "9" in params.text() and "4,722,432" not in params.text()
+    small = canvas.block_rects()
+    assert small["W_up"].width() < big["W_up"].width()
+    assert small["X"].height() == big["X"].height()          # T is 5 in both scales
+
+    click(qtbot, toggle)
+    assert canvas.edge_labels() == before
+
+
+def test_equal_symbols_are_drawn_equally_long_on_screen(lab):
+    _, panel = lab
+    canvas = panel.shapes.canvas
+    rects = canvas.block_rects()
+    view = canvas.view
+    lengths: dict[str, set[float]] = {}
+    for block in view.blocks:
+        rect = rects[block.name]
+        lengths.setdefault(block.rows, set()).add(round(rect.height(), 6))
+        lengths.setdefault(block.columns, set()).add(round(rect.width(), 6))
+    assert all(len(v) == 1 for v in lengths.values())
+    (t,), (d,), (f,) = lengths["T"], lengths["d"], lengths["d_ff"]
+    assert t < d < f
+    table = panel.shapes.table
+    assert [table.item(r, 0).text() for r in range(3)] == ["T", "d", "d_ff"]
+    assert [table.item(r, 2).text() for r in range(3)] == ["5", "768", "3,072"]
+    assert [table.item(r, 3).text() for r in range(3)] == ["5", "2", "2"]
+
+
+# --- shuffle -----------------------------------------------------------------------------------
+def test_shuffle_button_moves_ffn_rows_unchanged_and_changes_causal_attention(qtbot, lab):
+    _, panel = lab
+    panel.set_focus("shuffle")
+    part = panel.shuffle
+    ffn, attention = part.ffn_table, part.attention_table
+    assert ffn.item(0, 2).text() == ""                       # nothing shuffled yet
+    click(qtbot, find(panel, QPushButton, "ffnShuffle"))
+    default = load_scenario(SCENARIOS / "block-default.json")   # the lab has no attention
+    expected = shuffle_demo(default, shuffle_permutation(5, 0))
+    assert "block-default.json" in find(panel, QWidget, "ffnShuffleSource").text()
+    assert " ".join(expected.shuffled_tokens) in find(panel, QWidget, "ffnShuffleOrder").text()
+    changed = 0
+    for t in range(5):
+        assert ffn.item(t, 2).text() == "✓"
+        before, after = part.cell_lines(ffn, t, 1)
+        assert before == after
+        assert before.split() == [format_number(v, 3) for v in expected.ffn_original[t]]
+        a_before, a_after = part.cell_lines(attention, t, 1)
+        assert a_before.split() == [format_number(v, 3) for v in expected.attention_original[t]]
+        new = expected.new_positions[t]
+        assert a_after.split() == [format_number(v, 3) for v in expected.attention_shuffled[new]]
+        if attention.item(t, 2).text().startswith("Δ"):
+            changed += 1
+            assert a_before != a_after
+            assert attention.item(t, 2).text() == f"Δ {format_number(expected.attention_change[t], 3)}"
+    assert changed == expected.attention_changed_count >= 1
+    verdict = find(panel, QWidget, "ffnShuffleVerdict").text()
+    assert "5 of 5 rows" in verdict
+
+    click(qtbot, find(panel, QPushButton, "ffnShuffle"))
+    second = shuffle_demo(default, shuffle_permutation(5, 1))
+    assert "#2" in find(panel, QWidget, "ffnShuffleOrder").text()
+    assert part.cell_lines(attention, 0, 1)[1].split() == \
+        [format_number(v, 3) for v in second.attention_shuffled[second.new_positions[0]]]
+
+
+def test_shuffle_runs_on_the_open_block_and_follows_its_edits(qtbot, block):
+    session, panel = block
+    panel.set_focus("shuffle")
+    click(qtbot, find(panel, QPushButton, "ffnShuffle"))
+    assert "open scenario" in find(panel, QWidget, "ffnShuffleSource").text()
+    assert session.set_value("W_out", (0, 0), 3.0)
+    expected = shuffle_demo(session.scenario, shuffle_permutation(5, 0))
+    assert panel.shuffle.cell_lines(panel.shuffle.ffn_table, 0, 1)[0].split() == \
+        [format_number(v, 3) for v in expected.ffn_original[0]]
+    assert expected.ffn_original[0][0] == pytest.approx(3.0)          # relu(x₁[0] = 1) · 3
+
+
+# --- misconceptions ----------------------------------------------------------------------------
+def test_scale_slider_moves_the_point_and_the_curves_come_from_core(qtbot, lab):
+    _, panel = lab
+    panel.set_focus("misconceptions")
+    part = panel.misconceptions
+    expected = first_token_scaling(load_scenario(SCENARIOS / "block-default.json"))
+    for curve, k in zip(part.first_curves, range(4)):
+        x, y = curve.getData()
+        np.testing.assert_array_equal(x, expected.scales)
+        np.testing.assert_array_equal(y, expected.first[:, k])
+    for curve, k in zip(part.late_curves, range(4)):
+        np.testing.assert_array_equal(curve.getData()[1], expected.late[:, k])
+    assert not any(curve.isVisible() for curve in part.first_curves[4:])
+
+    slider = find(panel, QSlider, "ffnScaleFirst")
+    start = slider.value()
+    assert SCALE_GRID[start] == pytest.approx(1.0)
+    (x0, y0), _ = part.point_data()
+    np.testing.assert_array_equal(y0, expected.first[start])
+    slider.setFocus()
+    for _ in range(5):
+        qtbot.keyClick(slider, Qt.Key.Key_Left)
+    index = slider.value()
+    assert index == start - 5 and SCALE_GRID[index] == pytest.approx(0.5)
+    (x1, y1), (lx, ly) = part.point_data()
+    assert np.all(x1 == SCALE_GRID[index]) and not np.array_equal(x0, x1)
+    np.testing.assert_array_equal(y1, expected.first[index])
+    np.testing.assert_array_equal(ly, expected.late[index])
+    assert find(panel, QWidget, "ffnScaleValue").text() == "s = 0.5"
+    check = find(panel, QWidget, "ffnScaleCheck").text()
+    assert format_number(expected.first_curvature, 6) == "0.000000" and "<b>0.000000</b>" in check
+    assert f"<b>{format_number(expected.late_curvature, 6)}</b>" in check
+    assert "straight" in part.first_plot.titleLabel.text and "curved" in part.late_plot.titleLabel.text
+
+
+def test_misconception_one_summarises_the_live_shuffle(qtbot, lab):
+    _, panel = lab
+    panel.set_focus("misconceptions")
+    summary = find(panel, QWidget, "ffnMisShuffleSummary")
+    assert "shuffle #1: 5 of 5 FFN rows" in summary.text()
+    click(qtbot, find(panel, QPushButton, "ffnMisGoShuffle"))
+    assert panel.current_part() == "shuffle"
+    click(qtbot, find(panel, QPushButton, "ffnShuffle"))
+    click(qtbot, find(panel, QPushButton, "ffnShuffle"))
+    second = shuffle_demo(load_scenario(SCENARIOS / "block-default.json"), shuffle_permutation(5, 1))
+    assert f"shuffle #2: 5 of 5 FFN rows" in summary.text()
+    assert f"output of {second.attention_changed_count} of 5 tokens" in summary.text()
+
+
+def test_the_plots_follow_an_edit_of_the_open_block(qtbot, block):
+    session, panel = block
+    panel.set_focus("misconceptions")
+    assert session.set_value("W_V", (0, 0, 0), 1.5)
+    expected = first_token_scaling(session.scenario)
+    np.testing.assert_array_equal(panel.misconceptions.first_curves[0].getData()[1], expected.first[:, 0])
+    assert expected.first[-1, 0] == pytest.approx(2 * 1.5 * 1.0)   # s = 2, x₁[0] = 1, W_V·W_O = 1.5
+
+
+def test_hidden_parts_do_not_recompute_on_an_edit(qtbot, block, monkeypatch):
+    session, panel = block
+    panel.set_focus("formula")
+    calls = []
+    import app.ffn_page as page
+    monkeypatch.setattr(page, "first_token_scaling", lambda *a, **k: calls.append(1))
+    assert session.set_value("W_V", (0, 0, 0), 0.7)
+    assert calls == []
+    assert panel.misconceptions._stale
+
+
+# --- language ----------------------------------------------------------------------------------
+def test_chinese(qtbot, lab):
+    from app import i18n
+    _, panel = lab
+    i18n.install("zh")
+    qtbot.wait(10)
+    assert panel.tabs.tabText(0) == "公式"
+    assert find(panel, QPushButton, "ffnShuffle").text() == "打乱 token"
+    panel.set_focus("shapes")
+    click(qtbot, find(panel, QCheckBox, "ffnShapesSmall"))
+    assert "两个神经元" in panel.shapes.heading.text()
+    i18n.install("en")
+    qtbot.wait(10)
+    assert panel.tabs.tabText(0) == "Formula"
