@@ -24,6 +24,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .block import Trace
+from .files import FileReadError, read_capped
 from .config import MAX_NUMBERS, BlockConfig, ConfigError, weight_shapes
 from .explain import fmt
 from .scenario import Scenario, ScenarioError, _array, describe_shape, load_scenario
@@ -641,12 +642,9 @@ def _read(path: Path, constants: _Constants | None = None) -> object:
     """The JSON document of a file, or LessonError (size, UTF-8, JSON). NaN and Infinity are
     collected in `constants` (refused at once when it is not given)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise LessonError(f"expected at most {MAX_FILE_BYTES // 2**20} MiB, got {size / 2**20:.0f} MiB")
-        data = path.read_bytes()
-    except OSError as error:
-        raise LessonError(f"cannot be read ({error.strerror or error})") from None
+        data = read_capped(path, MAX_FILE_BYTES)
+    except FileReadError as error:
+        raise LessonError(str(error)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .block import Trace, forward
+from .files import FileReadError, read_capped
 from .config import MAX_DIM, MAX_NUMBERS, BlockConfig, ConfigError, weight_shapes
 
 FORMAT = "blocklab-scenario"
@@ -226,12 +227,9 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     """Read and validate a scenario file; every failure is a ScenarioError."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ScenarioError(f"{path.name}: expected at most {MAX_FILE_BYTES // 2**20} MiB, got {size / 2**20:.0f} MiB")
-        data = path.read_bytes()
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot be read ({error.strerror or error})") from None
+        data = read_capped(path, MAX_FILE_BYTES)
+    except FileReadError as error:
+        raise ScenarioError(f"{path.name}: {error}") from None
     try:
         return parse_scenario(data)
     except ScenarioError as error:
