@@ -147,8 +147,8 @@ def identity_sides(model: Linear) -> tuple[float, float]:
     return corner_sums({corner: float(v) for corner, v in zip(CORNERS, values)})
 
 
-def target_sides(inputs: np.ndarray, targets: np.ndarray) -> tuple[float, float] | None:
-    """y(1,0) + y(0,1) and y(1,1) + y(0,0) from the table (2 and 0); None if a corner is missing."""
+def target_corners(inputs: np.ndarray, targets: np.ndarray) -> dict[tuple[float, float], float] | None:
+    """The target y of the table's row at each corner (p, n); None if a corner is missing."""
     x = np.asarray(inputs, dtype=np.float64)
     y = _flat(targets)
     found: dict[tuple[float, float], float] = {}
@@ -157,7 +157,13 @@ def target_sides(inputs: np.ndarray, targets: np.ndarray) -> tuple[float, float]
         if rows.size == 0:
             return None
         found[corner] = float(y[rows[0]])
-    return corner_sums(found)
+    return found
+
+
+def target_sides(inputs: np.ndarray, targets: np.ndarray) -> tuple[float, float] | None:
+    """y(1,0) + y(0,1) and y(1,1) + y(0,0) from the table (2 and 0); None if a corner is missing."""
+    found = target_corners(inputs, targets)
+    return None if found is None else corner_sums(found)
 
 
 @dataclass(frozen=True)

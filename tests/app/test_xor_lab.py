@@ -1,0 +1,309 @@
+"""The C4 two-neuron lab panel: what the learner sees equals what core/xor_lab.py computes."""
+import html
+import re
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLabel, QPushButton, QSlider, QTableWidget, QTabWidget
+
+from app.session import Session
+from app.xor_lab import PARTS, XorLabPanel
+from core import xor_lab as lab
+from core.scenario import load_scenario
+from tests.conftest import SCENARIOS
+
+GOOD, NOT_GOOD, BAD, NOT_BAD = range(4)      # 好吃, 不好吃, 难吃, 不难吃
+OUTPUT_COLUMN, VERDICT_COLUMN = 4, 5
+
+
+@pytest.fixture
+def lab_panel(qtbot):
+    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    panel = XorLabPanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(880, 650)
+    panel.show()
+    qtbot.waitExposed(panel)
+    yield session, panel
+    panel.close()
+
+
+def find(panel, kind, name):
+    widget = panel.findChild(kind, name)
+    assert widget is not None, f"no {kind.__name__} called {name}"
+    return widget
+
+
+def plain(label: QLabel) -> str:
+    text = re.sub(r"<br\s*/?>", "\n", label.text())
+    return html.unescape(re.sub(r"<[^>]+>", "", text)).replace("\xa0", " ")
+
+
+def column(panel, index: int) -> list[str]:
+    table = find(panel, QTableWidget, "xorTable")
+    return [table.item(row, index).text() for row in range(table.rowCount())]
+
+
+def pick(panel, name: str, value) -> None:
+    combo = find(panel, QComboBox, name)
+    position = combo.findData(value)
+    assert position >= 0
+    combo.setCurrentIndex(position)
+
+
+def test_parts_and_focus(lab_panel):
+    _, panel = lab_panel
+    assert panel.parts() == ["naive", "failure", "ffn", "bias", "compute", "neurons"] == list(PARTS)
+    tabs = find(panel, QTabWidget, "xorParts")
+    for k, part in enumerate(panel.parts()):
+        panel.set_focus(part)
+        assert tabs.currentIndex() == k and panel.current_part() == part
+    with pytest.raises(ValueError):
+        panel.set_focus("attention")
+
+
+def test_the_table_shows_the_seeds_data_and_the_blocks_output(lab_panel):
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    assert column(panel, 0) == ["好吃", "不好吃", "难吃", "不难吃"]
+    assert column(panel, 1) == ["1", "1", "0", "0"]
+    assert column(panel, 2) == ["0", "1", "0", "1"]
+    assert column(panel, 3) == ["1", "0", "0", "1"]
+    assert column(panel, OUTPUT_COLUMN) == ["1.000", "0.000", "0.000", "1.000"]
+    assert all(text.startswith("✓") for text in column(panel, VERDICT_COLUMN))
+    assert "MSE = 0" in plain(find(panel, QLabel, "xorMse"))
+    assert "0.25" in plain(find(panel, QLabel, "xorReference"))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_identity_holds_for_whatever_the_learner_sets(lab_panel, seed):
+    session, panel = lab_panel
+    panel.set_focus("naive")
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(-200, 201, 2) / 100                 # by the sliders
+    c = round(float(rng.uniform(-2, 2)), 3)                 # typed exactly into the spin box
+    find(panel, QSlider, "xorSliderA").setValue(int(round(a * 100)))
+    find(panel, QSlider, "xorSliderB").setValue(int(round(b * 100)))
+    find(panel, QDoubleSpinBox, "xorSpinC").setValue(c)
+    model = lab.Linear(a, b, c)
+    assert panel.linear.model == model
+    assert find(panel, QDoubleSpinBox, "xorSpinA").value() == pytest.approx(a)     # slider → spin
+    assert find(panel, QSlider, "xorSliderC").value() == int(round(c * 100))        # spin → slider
+    sides = re.findall(r"ŷ\(\d,\d\) \+ ŷ\(\d,\d\) = \S+ \+ \S+ = (\S+)", plain(find(panel, QLabel, "xorIdentity")))
+    left, right = lab.identity_sides(model)
+    assert sides == [lab.format_value(left), lab.format_value(right)]
+    assert sides[0] == sides[1]
+    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}".replace("-0.000", "0.000")
+                                            for v in lab.linear_outputs(session.state.inputs, model)]
+    mse = lab.linear_mse(session.state.inputs, session.state.targets, model)
+    assert f"MSE = {lab.format_value(mse)}" in plain(find(panel, QLabel, "xorMse"))
+    assert mse >= 0.25 - 1e-12
+    # the proof part substitutes the same numbers
+    panel.set_focus("failure")
+    proof = plain(find(panel, QLabel, "xorProof"))
+    assert lab.linear_proof(model).left_text() in proof and lab.linear_proof(model).right_text() in proof
+
+
+def test_least_squares_button(lab_panel):
+    session, panel = lab_panel
+    panel.set_focus("naive")
+    find(panel, QPushButton, "xorLeastSquares").click()
+    spins = [find(panel, QDoubleSpinBox, f"xorSpin{name}").value() for name in "ABC"]
+    assert spins == pytest.approx([0, 0, 0.5], abs=1e-9)
+    assert column(panel, OUTPUT_COLUMN) == ["0.500"] * 4
+    assert "MSE = 0.25" in plain(find(panel, QLabel, "xorMse"))
+    panel.set_focus("failure")
+    assert "a = 0, b = 0, c = 0.5, MSE 0.25" in plain(find(panel, QLabel, "xorProof"))
+
+
+def test_naive_plots_are_cores_curves(lab_panel):
+    session, panel = lab_panel
+    panel.set_focus("naive")
+    find(panel, QSlider, "xorSliderB").setValue(-70)
+    model = panel.linear.model
+    xs, ys = panel.curve_item.getData()
+    assert np.allclose(ys, lab.linear_mse_curve(session.state.inputs, session.state.targets, model, "b", xs))
+    assert panel.floor_line.value() == pytest.approx(0.25)
+    pick(panel, "xorLandscapeAxes", "ac")
+    grid = np.linspace(-2, 2, 81)
+    expected = lab.linear_mse_landscape(session.state.inputs, session.state.targets, model, "a", "c", grid, grid)
+    assert np.allclose(panel.landscape_image.image, expected, atol=1e-5)
+    best = panel.landscape_best.getData()
+    assert (best[0][0], best[1][0]) == pytest.approx((0, 0.5), abs=1e-9)
+    point = panel.landscape_point.getData()
+    assert (point[0][0], point[1][0]) == pytest.approx((model.a, model.c))
+
+
+def test_activation_selector_gives_the_seeds_outputs(lab_panel):
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    pick(panel, "xorActivation", "gelu_tanh")
+    assert session.config.activation == "gelu_tanh"
+    assert column(panel, OUTPUT_COLUMN) == ["0.841", "0.272", "0.318", "0.841"]
+    assert all(text.startswith("✓") for text in column(panel, VERDICT_COLUMN))
+    assert "4 of 4" in plain(find(panel, QLabel, "xorThreshold"))
+    assert "0.317" in plain(find(panel, QLabel, "xorActivationNote"))       # exact GELU, for comparison
+    pick(panel, "xorActivation", "identity")
+    assert session.config.activation == "identity"
+    assert column(panel, OUTPUT_COLUMN) == ["1.000", "0.000", "2.000", "1.000"]
+    assert column(panel, VERDICT_COLUMN)[BAD].startswith("✗")
+    assert "ŷ = −p − n + 2" in plain(find(panel, QLabel, "xorCollapsed"))
+    assert "MSE = 1" in plain(find(panel, QLabel, "xorMse"))
+    pick(panel, "xorActivation", "relu")
+    assert column(panel, OUTPUT_COLUMN) == ["1.000", "0.000", "0.000", "1.000"]
+    assert find(panel, QLabel, "xorCollapsed").isHidden()
+    session.undo_stack.undo()                                   # the combo follows the session back
+    assert find(panel, QComboBox, "xorActivation").currentData() == "identity"
+
+
+def test_editing_a_weight_on_the_drawing(lab_panel):
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    find(panel, QDoubleSpinBox, "xorW_out_1").setValue(-1)
+    assert session.tensor("W_out")[1, 0] == -1
+    expected = session.trace["hook_resid_post"][:, 0]
+    assert expected.tolist() == [1, 1, 0, 1]                    # 不好吃: 2 − 1 = 1
+    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}" for v in expected]
+    find(panel, QDoubleSpinBox, "xorW_in_1_0").setValue(0.5)
+    find(panel, QDoubleSpinBox, "xorB_in_0").setValue(0.25)
+    find(panel, QDoubleSpinBox, "xorB_out").setValue(-0.125)
+    assert session.tensor("W_in")[1, 0] == 0.5 and session.tensor("b_in")[0] == 0.25
+    assert session.tensor("b_out")[0] == -0.125
+    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}" for v in session.trace["hook_resid_post"][:, 0]]
+    while session.undo_stack.canUndo():
+        session.undo_stack.undo()
+    assert find(panel, QDoubleSpinBox, "xorW_out_1").value() == -2
+    assert find(panel, QDoubleSpinBox, "xorW_out_1").text() == "× −2"
+
+
+def test_typing_a_unicode_minus_into_a_spin(lab_panel, qtbot):
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    spin = find(panel, QDoubleSpinBox, "xorB_in_1")
+    spin.setFocus()
+    spin.lineEdit().setText("+ −0.5")            # QTest cannot type non-ASCII keys
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    assert session.tensor("b_in")[1] == -0.5
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), "-0.25")
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    assert session.tensor("b_in")[1] == -0.25
+    assert spin.text() == "+ −0.25"
+
+
+def test_bias_slider_and_first_to_flip(lab_panel):
+    session, panel = lab_panel
+    panel.set_focus("bias")
+    slider = find(panel, QSlider, "xorBiasSlider")
+    assert slider.value() == -100
+    flip_label = find(panel, QLabel, "xorFirstFlip")
+    flip = lab.first_to_flip(session.config, session.state.weights, session.state.inputs, session.state.targets)
+    assert flip.rows == (GOOD, NOT_BAD)
+    # the lesson asks which one first: the answer shows once the learner drags that far
+    assert "好吃" not in plain(flip_label) and "4 of 4" in plain(flip_label)
+    slider.setValue(-76)
+    assert "好吃" not in plain(flip_label) and "b = −0.76" in plain(flip_label)
+    assert len(panel.bias_flip_point.getData()[0]) == 0
+    slider.setValue(-75)
+    assert "好吃, 不难吃" in plain(flip_label) and "b = −0.75" in plain(flip_label)
+    assert "Right all the way to 0: 不好吃, 难吃" in plain(flip_label)
+    assert list(panel.bias_flip_point.getData()[0]) == pytest.approx([-0.75, -0.75])
+    slider.setValue(-50)
+    assert session.tensor("b_in")[1] == -0.5
+    assert all(marker.value() == -0.5 for marker in panel.bias_markers)
+    assert column(panel, OUTPUT_COLUMN) == ["0.000", "-1.000", "0.000", "0.000"]
+    sweep = lab.bias_sweep(session.config, session.state.weights, session.state.inputs, session.state.targets)
+    for k, curve in enumerate(panel.bias_curves):
+        assert np.allclose(curve.getData()[1], sweep.outputs[:, k])
+    assert np.allclose(panel.bias_mse_curve.getData()[1], sweep.mse)
+    pick(panel, "xorActivation", "gelu_tanh")
+    gelu = lab.first_to_flip(session.config, session.state.weights, session.state.inputs, session.state.targets)
+    assert f"b = {lab.format_value(gelu.value, 4)}" in plain(flip_label)
+    pick(panel, "xorActivation", "identity")
+    assert "Already wrong at b = −1: 难吃" in plain(flip_label)
+
+
+def test_clicking_a_row_and_a_neuron_shows_the_column_expansion(lab_panel, qtbot):
+    session, panel = lab_panel
+    panel.set_focus("compute")
+    table = find(panel, QTableWidget, "xorTable")
+    rect = table.visualRect(table.model().index(NOT_GOOD, 0))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert session.selected_token == NOT_GOOD
+    qtbot.mouseClick(find(panel, QPushButton, "xorNeuron2"), Qt.MouseButton.LeftButton)
+    text = plain(find(panel, QLabel, "xorExpansion"))
+    assert "不好吃" in text
+    assert "z = 1×1 + 1×1 + (−1) = 1" in text
+    assert "ReLU(1) = 1" in text
+    assert "1 × (−2) = −2" in text
+    assert "2 + (−2) + 0 = 0" in text
+    qtbot.mouseClick(find(panel, QPushButton, "xorNeuron1"), Qt.MouseButton.LeftButton)
+    text = plain(find(panel, QLabel, "xorExpansion"))
+    assert "z = 1×1 + 1×1 + 0 = 2" in text and "ReLU(2) = 2" in text and "2 × 1 = 2" in text
+    assert (session.selected_hook, session.selected_column) == ("mlp.hook_post", 0)   # the explorer follows
+    pick(panel, "xorActivation", "gelu_tanh")
+    text = plain(find(panel, QLabel, "xorExpansion"))
+    assert "GELU(2) = 1.954598" in text and "= 0.272214" in text
+    session.select(hook="mlp.hook_pre", column=1)            # a lesson step (or the explorer) picks neuron 2
+    assert find(panel, QPushButton, "xorNeuron2").isChecked()
+    assert "GELU(1) = 0.841192" in plain(find(panel, QLabel, "xorExpansion")).split("Neuron 1")[0]
+
+
+def test_neuron_heatmaps_are_cores_grids(lab_panel):
+    session, panel = lab_panel
+    panel.set_focus("neurons")
+    _, maps = lab.neuron_maps(session.config, session.state.weights, 41)
+    for j, image in enumerate(panel.neuron_images):
+        assert image.image.shape == (41, 41)
+        assert np.allclose(image.image, maps[j], atol=1e-6)
+    assert "at least one" in plain(find(panel, QLabel, "xorNeuronCaption1"))
+    assert "both" in plain(find(panel, QLabel, "xorNeuronCaption2"))
+    assert "ŷ = h₁ − 2·h₂" in plain(find(panel, QLabel, "xorNeuronSummary"))
+    session.set_value("b_in", (1,), 0.0)                       # the maps follow the weights
+    _, maps = lab.neuron_maps(session.config, session.state.weights, 41)
+    assert np.allclose(panel.neuron_images[1].image, maps[1], atol=1e-6)
+
+
+def test_another_block_shows_why_the_lab_cannot_run(lab_panel):
+    session, panel = lab_panel
+    session.set_config(d_ff=3)
+    message = find(panel, QLabel, "xorMismatch")
+    assert message.isVisible() and "d_ff = 3" in plain(message)
+    find(panel, QPushButton, "xorResetBlock").click()
+    assert not message.isVisible()
+    assert session.config.d_ff == 2
+
+
+def test_chinese(lab_panel, qtbot):
+    from app import i18n
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    tabs = find(panel, QTabWidget, "xorParts")
+    i18n.install("zh")                  # switching language while the panel is open retranslates it
+    try:
+        qtbot.waitUntil(lambda: tabs.tabText(0) == "① 朴素方案", timeout=2000)
+        assert "均方误差" in plain(find(panel, QLabel, "xorMse"))
+        assert find(panel, QTableWidget, "xorTable").horizontalHeaderItem(0).text() == "评价"
+        assert column(panel, VERDICT_COLUMN)[0] == "✓ 对"
+        assert find(panel, QComboBox, "xorActivation").itemText(2) == "无(去掉)"
+        panel.set_focus("bias")
+        find(panel, QSlider, "xorBiasSlider").setValue(-60)
+        assert "最先出错的是 好吃、不难吃" in plain(find(panel, QLabel, "xorFirstFlip"))
+    finally:
+        i18n.install("en")
+    qtbot.waitUntil(lambda: tabs.tabText(0) == "① Linear try", timeout=2000)
+    assert "goes wrong first" in plain(find(panel, QLabel, "xorFirstFlip")) or \
+        "go wrong first" in plain(find(panel, QLabel, "xorFirstFlip"))
+
+
+def test_a_hidden_panel_catches_up_when_shown(lab_panel, qtbot):
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    panel.hide()
+    session.set_config(activation="identity")
+    assert column(panel, OUTPUT_COLUMN) == ["1.000", "0.000", "0.000", "1.000"]   # not redrawn while hidden
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert column(panel, OUTPUT_COLUMN) == ["1.000", "0.000", "2.000", "1.000"]
+    assert find(panel, QComboBox, "xorActivation").currentData() == "identity"
