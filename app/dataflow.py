@@ -434,6 +434,10 @@ class DataflowView(QGraphicsView):
         """(source hook, target hook, kind, shape label or None) for every edge drawn."""
         return [(e.spec.source, e.spec.target, e.spec.kind, e.label.text() if e.label else None) for e in self._edges]
 
+    def highlighted(self) -> set[str] | None:
+        """The hooks now emphasised (None: nothing dimmed)."""
+        return None if self._highlight is None else set(self._highlight)
+
     def set_highlight(self, hooks: set[str] | None) -> None:
         """Emphasise these nodes and the edges between them, dim everything else; None clears."""
         self._highlight = None if hooks is None else set(hooks)

@@ -1,9 +1,9 @@
 """Starting the GUI: the application, the translator, the exception hook, screenshots."""
 from __future__ import annotations
 
-import logging
 import os
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -29,8 +29,8 @@ def _exception_hook(kind, value, trace) -> None:
     text = "".join(traceback.format_exception(kind, value, trace))
     try:
         LOG_PATH.parent.mkdir(parents=True, exist_ok=True)
-        logging.basicConfig(filename=LOG_PATH, level=logging.ERROR)
-        logging.error(text)
+        with open(LOG_PATH, "a", encoding="utf-8") as log:
+            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}\n{text}\n")
     except OSError:
         pass
     print(text, file=sys.stderr)

@@ -6,6 +6,7 @@ Every edit is an undo command that goes through here; after each change the Sess
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -80,6 +81,8 @@ class Session(QObject):
         self.selected_token = 0
         self.selected_head = 0
         self.selected_column = 0
+        self._gesture = 0                  # merged edits belong to one drag: see end_gesture()
+        self._last_merge = 0.0
         self.edit_tensor = "W_in"
         self.edit_index: tuple[int, ...] = (0, 0)
         self._load(scenario)
@@ -201,8 +204,19 @@ class Session(QObject):
         changed = np.array(current, dtype=np.float64)
         changed[index] = value
         label = self.tr("Set %1%2 = %3").replace("%1", tensor).replace("%2", str(list(index))).replace("%3", f"{value:g}")
-        self._push(self._with_tensor(tensor, changed), label, (tensor, index) if merge else None)
+        if merge:
+            now = time.monotonic()
+            if now - self._last_merge > self.GESTURE_GAP_S:
+                self.end_gesture()
+            self._last_merge = now
+        self._push(self._with_tensor(tensor, changed), label, (tensor, index, self._gesture) if merge else None)
         return True
+
+    GESTURE_GAP_S = 1.0   # a pause this long between drag steps starts a new undo step
+
+    def end_gesture(self) -> None:
+        """The current drag is over: the next merged edit starts a new undo step."""
+        self._gesture += 1
 
     def set_tensor(self, tensor: str, array: np.ndarray, text: str) -> bool:
         """Replace a whole tensor in one undo step (paste, zero, identity, random, reset)."""

@@ -381,6 +381,7 @@ class WeightEditor(QWidget):
                                              "follow; one drag is one undo step; the slider recentres on release"))
         self.value_slider.valueChanged.connect(self._on_slider_changed)
         self.value_slider.sliderReleased.connect(self._recentre_slider)
+        self.value_slider.sliderReleased.connect(session.end_gesture)     # one drag, one undo step
         self.slider_minus = QLabel("−2")
         self.slider_plus = QLabel("+2")
 

@@ -688,6 +688,7 @@ class XorLabPanel(QWidget):
         self.bias_slider.setRange(int(low * SLIDER_SCALE), int(high * SLIDER_SCALE))
         self.bias_slider.valueChanged.connect(
             lambda position: self.session.set_value("b_in", (BIAS_NEURON,), position / SLIDER_SCALE, merge=True))
+        self.bias_slider.sliderReleased.connect(self.session.end_gesture)   # one drag, one undo step
         self.bias_spin = _spin("xorBiasSpin", -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.05)
         self.bias_spin.setFixedWidth(96)
         self.bias_spin.valueChanged.connect(

@@ -203,3 +203,36 @@ def test_screenshot_of_a_bad_file_exits_2(tmp_path):
                             env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_two_drags_of_one_cell_are_two_undo_steps(blocklab_window):
+    lab = blocklab_window
+    session = lab.session
+    start = session.undo_stack.count()
+    for value in (0.1, 0.2, 0.3):
+        session.set_value("W_in", (0, 0), value, merge=True)
+    assert session.undo_stack.count() == start + 1          # one drag
+    session.end_gesture()                                    # the slider was released
+    for value in (0.4, 0.5):
+        session.set_value("W_in", (0, 0), value, merge=True)
+    assert session.undo_stack.count() == start + 2
+    lab.undo()
+    assert lab.tensor("W_in")[0, 0] == 0.3
+    lab.undo()
+    assert lab.tensor("W_in")[0, 0] == 1.0
+
+
+def test_exception_hook_logs_and_keeps_running(blocklab_window, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QMessageBox
+
+    import app.launch as launch
+    shown = []
+    monkeypatch.setattr(launch, "LOG_PATH", tmp_path / "blocklab.log")
+    monkeypatch.setattr(QMessageBox, "exec", lambda self: shown.append(self.detailedText()) or 0)
+    try:
+        raise RuntimeError("a bug in a slot")
+    except RuntimeError as error:
+        launch._exception_hook(type(error), error, error.__traceback__)
+    assert shown and "a bug in a slot" in shown[0]
+    assert "a bug in a slot" in (tmp_path / "blocklab.log").read_text()
+    assert blocklab_window.window.isVisible()
