@@ -106,7 +106,7 @@ def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
 
     Parts that are switched off (attention, norms) leave no hooks at all.
     """
-    x = np.asarray(inputs, dtype=np.float64)
+    x = np.array(inputs, dtype=np.float64)      # a copy: the trace makes its arrays read-only
     weights = {name: np.asarray(value, dtype=np.float64) for name, value in weights.items()}
     hooks: dict[str, np.ndarray] = {"hook_resid_pre": x}
     pre_norm = config.norm_placement == "pre" and config.has_norm

@@ -126,3 +126,25 @@ def weight_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
         if config.norm == "layernorm":
             shapes["ln2.b"] = (config.ln2_width,)
     return shapes
+
+
+def numbers_needed(config: BlockConfig, T: int, targets: bool = False) -> int:
+    """How many numbers a block on T tokens holds: inputs, weights, targets and every hook of
+    its trace. A file is refused when this exceeds MAX_NUMBERS, so that a small file cannot
+    ask for a trace of gigabytes (64 heads on 4096 tokens is 2 × 10⁹ attention scores)."""
+    d, F, out = config.d_model, config.d_ff, config.output_width
+    stored = T * d + sum(_product(shape) for shape in weight_shapes(config).values()) + (T * out if targets else 0)
+    trace = 2 * T * d + 2 * T * out + 3 * T * F            # resid_pre/mid, mlp_out/resid_post, pre/gate/post
+    if config.has_norm:
+        trace += 2 * (3 * T * max(d, out) + T)             # two norms: in, normalized, out, scale
+    if config.attention:
+        H, dh = config.n_heads, config.d_head
+        trace += H * T * (4 * dh + 2 * T + d) + T * d      # q k v z, scores and pattern, result; attn_out
+    return stored + trace
+
+
+def _product(shape: tuple[int, ...]) -> int:
+    total = 1
+    for n in shape:
+        total *= n
+    return total

@@ -25,7 +25,7 @@ import numpy as np
 
 from .block import Trace
 from .files import FileReadError, read_capped
-from .config import MAX_NUMBERS, BlockConfig, ConfigError, weight_shapes
+from .config import MAX_NUMBERS, BlockConfig, ConfigError, numbers_needed, weight_shapes
 from .explain import fmt
 from .scenario import Scenario, ScenarioError, _array, describe_shape, load_scenario
 from .weights import adapt_weights, filled
@@ -456,9 +456,10 @@ def _scenario_file(raw: object, where: str, lesson_path: Path) -> Path:
 
 
 def _check_size(config: BlockConfig, T: int, where: str) -> None:
-    total = T * config.d_model + sum(int(np.prod(shape)) for shape in weight_shapes(config).values())
+    total = numbers_needed(config, T)
     if total > MAX_NUMBERS:
-        raise LessonError(f"{where}: expected at most {MAX_NUMBERS:,} numbers in the step's block, got {total:,}")
+        raise LessonError(f"{where}: expected at most {MAX_NUMBERS:,} numbers in the step's block and its trace, "
+                          f"got {total:,}")
 
 
 def _step(raw: object, k: int, lesson_path: Path, bases: Mapping[str, Scenario], seen: set[str]) -> LessonStep:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .block import Trace, forward
 from .files import FileReadError, read_capped
-from .config import MAX_DIM, MAX_NUMBERS, BlockConfig, ConfigError, weight_shapes
+from .config import MAX_DIM, MAX_NUMBERS, BlockConfig, ConfigError, numbers_needed, weight_shapes
 
 FORMAT = "blocklab-scenario"
 VERSION = 1
@@ -107,6 +107,16 @@ def _array(value: object, shape: tuple[int, ...], where: str) -> np.ndarray:
     return array
 
 
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are all different (json.loads would keep the last silently)."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ScenarioError(f"\"{twice}\": written twice in one object; expected each field once")
+    return result
+
+
 def _non_finite(name: str) -> float:
     # NaN / Infinity / -Infinity are not JSON. Read them as floats so that the validation of
     # the field they sit in refuses them and names that field (every field is validated).
@@ -123,7 +133,7 @@ def parse_scenario(data: bytes | str) -> Scenario:
         except UnicodeDecodeError as error:
             raise ScenarioError(f"expected UTF-8 text, got an invalid byte at position {error.start}") from None
     try:
-        document = json.loads(data, parse_constant=_non_finite)
+        document = json.loads(data, parse_constant=_non_finite, object_pairs_hook=_unique_keys)
     except ScenarioError:
         raise
     except json.JSONDecodeError as error:
@@ -153,11 +163,10 @@ def scenario_from_document(document: object) -> Scenario:
     tokens = _tokens(document["tokens"])
     T = len(tokens)
     shapes = weight_shapes(config)
-    total = T * config.d_model + sum(int(np.prod(s)) for s in shapes.values())
-    if "targets" in document:
-        total += T * config.output_width
+    total = numbers_needed(config, T, "targets" in document)
     if total > MAX_NUMBERS:
-        raise ScenarioError(f"config: expected at most {MAX_NUMBERS:,} numbers in all, got {total:,}")
+        raise ScenarioError(f"config: expected at most {MAX_NUMBERS:,} numbers in the block and its trace, "
+                            f"got {total:,}")
 
     inputs = _array(document["inputs"], (T, config.d_model), "inputs")
     raw_weights = document["weights"]

@@ -417,3 +417,44 @@ def test_save_overwrites_an_existing_file(tmp_path):
     xor = load_scenario(SCENARIOS / "c4-xor.json")
     save_scenario(xor, target)
     assert_same_scenario(load_scenario(target), xor)
+
+
+def test_a_small_file_asking_for_a_huge_trace_is_refused_quickly():
+    """64 heads on 4096 tokens is a 66 KB file but 2 × 10⁹ attention scores."""
+    import time
+    document = {
+        "format": "blocklab-scenario", "version": 1,
+        "config": {"d_model": 1, "n_heads": 64, "d_head": 1, "d_ff": 1, "attention": True, "mask": "full",
+                   "residual": True, "norm": "none", "norm_placement": "post", "eps": 1e-5,
+                   "activation": "relu", "gated": False},
+        "tokens": ["t"] * 4096, "inputs": [[0.0]] * 4096, "weights": {},
+    }
+    start = time.perf_counter()
+    with pytest.raises(ScenarioError, match=r"^config: expected at most 50,000,000 numbers in the block and its trace"):
+        parse_scenario(json.dumps(document))
+    assert time.perf_counter() - start < 2
+
+
+def test_the_size_estimate_covers_every_shipped_trace():
+    from core.config import numbers_needed
+    for path in sorted(SCENARIOS.glob("*.json")):
+        scenario = load_scenario(path)
+        trace = scenario.run()
+        actual = (sum(a.size for a in trace.values()) + scenario.inputs.size
+                  + sum(w.size for w in scenario.weights.values())
+                  + (0 if scenario.targets is None else scenario.targets.size))
+        assert numbers_needed(scenario.config, len(scenario.tokens), scenario.targets is not None) >= actual
+
+
+def test_a_key_written_twice_is_refused():
+    text = (SCENARIOS / "c4-xor.json").read_text(encoding="utf-8").replace('"d_ff": 2,', '"d_ff": 999, "d_ff": 2,')
+    with pytest.raises(ScenarioError, match='^"d_ff": written twice in one object'):
+        parse_scenario(text)
+
+
+def test_forward_leaves_the_callers_inputs_writable():
+    from core.block import forward
+    scenario = load_scenario(SCENARIOS / "r45-ffn.json")
+    inputs = np.array(scenario.inputs)
+    forward(scenario.config, scenario.weights, inputs)
+    inputs[0, 0] = 2.0
