@@ -18,7 +18,8 @@ commands:
   trace FILE [--out F]   headless: run the block and print every hook as JSON
   screenshot OUT.png [FILE] [--size WxH] [--lang zh|en] [--lesson ID --step K]
                          render the window offscreen to a PNG
-FILE may be a scenario (resources/scenarios/*.json) or a lesson (resources/lessons/*.json).
+For open and screenshot, FILE may be a scenario (resources/scenarios/*.json) or a lesson
+(resources/lessons/*.json); trace takes a scenario.
 """
 
 TRACE_HELP = """\
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="blocklab", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lang", choices=("zh", "en"), default=None,
-                        help="language of the interface (default: the system's, else Chinese)")
+                        help="language of the interface (default: Chinese if the system's language is Chinese, else English)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     open_cmd = commands.add_parser("open", help="open the GUI on a scenario or lesson file")

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLineEdit, QSpinBox,
-                               QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QSpinBox, QWidget)
 
-from core.config import ACTIVATIONS, MASKS, NORMS, PLACEMENTS
+from core.config import ACTIVATIONS, MASKS, MAX_DIM, NORMS, PLACEMENTS
 
 from .session import Session, parse_number
 from .style import format_number
@@ -43,6 +43,7 @@ class ConfigPanel(QWidget):
             box = QSpinBox()
             box.setObjectName(name)
             box.setRange(low, high)
+            box.setKeyboardTracking(False)     # typing "12" is one change to 12, not 1 then 12
             box.valueChanged.connect(lambda value: self._set(**{field: value}))
             return box
 
@@ -57,9 +58,9 @@ class ConfigPanel(QWidget):
         self.eps.setObjectName("configEps")
         self.eps.setToolTip(self.tr("ε added before the square root in the norm; press Enter to apply"))
         self.eps.editingFinished.connect(self._eps_entered)
-        self.d_ff = spin("configDff", 1, 64, "d_ff")
-        self.n_heads = spin("configHeads", 1, 8, "n_heads")
-        self.d_head = spin("configDhead", 1, 16, "d_head")
+        self.d_ff = spin("configDff", 1, MAX_DIM, "d_ff")
+        self.n_heads = spin("configHeads", 1, MAX_DIM, "n_heads")
+        self.d_head = spin("configDhead", 1, MAX_DIM, "d_head")
 
         switches = QHBoxLayout()
         switches.addWidget(self.attention)
@@ -91,6 +92,9 @@ class ConfigPanel(QWidget):
             self.refresh()          # refused: show the option that is still in force
 
     def _eps_entered(self) -> None:
+        if not self.eps.isModified():
+            return                  # focus merely passed through: ε stays exactly as it is
+        self.eps.setModified(False)
         value = parse_number(self.eps.text())
         if value is None or not 0 <= value <= 1:
             self.session.message.emit(self.tr("ε must be a number from 0 to 1; it stays %1.")
@@ -117,7 +121,7 @@ class ConfigPanel(QWidget):
         self.gated.setChecked(config.gated)
         self.attention.setChecked(config.attention)
         self.residual.setChecked(config.residual)
-        self.eps.setText(f"{config.eps:g}")
+        self.eps.setText(repr(config.eps))   # exact: what is shown is what is used
         self.d_ff.setValue(config.d_ff)
         self.n_heads.setValue(config.n_heads or 1)
         self.d_head.setValue(config.d_head or 1)
@@ -149,8 +153,6 @@ class InvariantsPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("invariantsPanel")
         self.session = session
-        from PySide6.QtWidgets import QGridLayout, QLabel
-        self._QLabel = QLabel
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(4, 2, 4, 2)
         self.grid.setVerticalSpacing(2)
@@ -173,7 +175,7 @@ class InvariantsPanel(QWidget):
                 label.deleteLater()
             self.labels = {}
             for row, key in enumerate(keys):
-                label = self._QLabel()
+                label = QLabel()
                 label.setObjectName(f"invariant_{key}")
                 self.grid.addWidget(label, 1 + row // 2, row % 2)
                 self.labels[key] = label

@@ -112,6 +112,14 @@ HOOK_MEANINGS = {
     "hook_resid_post": "block output",
 }
 
+# RMSNorm has no mean and no β: its hooks read differently.
+RMS_MEANINGS = {
+    "ln1.hook_scale": "first norm's scale √(mean x² + ε)",
+    "ln2.hook_scale": "second norm's scale √(mean x² + ε)",
+    "ln1.hook_normalized": "first norm, before γ",
+    "ln2.hook_normalized": "second norm, before γ",
+}
+
 # A sentence for each kind of explanation (core gives the symbols and numbers).
 KIND_SENTENCES = {
     "input": "This is an input number: edit it under “inputs” in the weight editor.",
@@ -120,6 +128,9 @@ KIND_SENTENCES = {
     "dot": "A dot product: each input number times its weight, added up, plus the bias.",
     "norm": "Normalization: subtract the mean, divide by the spread, then scale by γ and shift by β.",
     "norm_scale": "The spread of this token's row, which the norm divides by.",
+    "rms_norm": "RMS normalization: divide by the row's root mean square, then scale by γ (no mean, no β).",
+    "rms_norm_scale": "The root mean square of this token's row, which the norm divides by.",
+    "rms_normalized": "This token's row divided by its root mean square.",
     "normalized": "This token's row, centred and divided by its spread.",
     "score": "How well this query matches this key, divided by √d_head.",
     "masked": "Hidden by the causal mask: a token may not read tokens after it.",
@@ -230,10 +241,14 @@ class Inspector(QWidget):
         finally:
             self._refreshing = False
         shape = "×".join(map(str, array.shape))
-        meaning = self.tr(HOOK_MEANINGS.get(hook, ""))
+        meaning = self.tr(RMS_MEANINGS.get(hook) if session.config.norm == "rmsnorm" and hook in RMS_MEANINGS
+                          else HOOK_MEANINGS.get(hook, ""))
         self.title.setText(f"{hook}  [{shape}]  — {meaning}")
         explanation = explain(session.config, session.state.weights, session.trace, hook, index)
         token = session.tokens[index[-2]] if array.shape[-2] == len(session.tokens) else str(index[-2] + 1)
         where = f"{hook}[{', '.join(map(str, index))}]  ({token})"
-        self.sentence.setText(self.tr(KIND_SENTENCES.get(explanation.kind, "")))
+        kind = explanation.kind
+        if session.config.norm == "rmsnorm" and f"rms_{kind}" in KIND_SENTENCES:
+            kind = f"rms_{kind}"
+        self.sentence.setText(self.tr(KIND_SENTENCES.get(kind, "")))
         self.explanation.setPlainText(f"{where}\n{explanation.text()}")

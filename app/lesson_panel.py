@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox,
+from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox,
                                QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QTableView, QTextEdit,
                                QVBoxLayout, QWidget)
 
@@ -43,7 +43,6 @@ class LessonController(QObject):
         self.go(step)
 
     def close(self) -> None:
-        self._keep_current()
         self.lesson, self.kept, self.index = None, {}, 0
         self.lessonChanged.emit()
 
@@ -63,10 +62,10 @@ class LessonController(QObject):
             return
         self._keep_current()
         self.index = index
-        self.session.load(self.lesson.step_scenario(index), self.kept.get(index))
+        self.session.load(self.lesson.step_scenario(index))
         if index in self.kept:
-            # The learner's edits are a step away from the step as written: one undo reverts them.
-            self.session.undo_stack.resetClean()
+            # The learner's edits come back as one undo step on top of the step as written.
+            self.session.push_state(self.kept[index], self.tr("Your edits at this step"))
         self._apply_selection()
         self.stepChanged.emit()
 
@@ -180,11 +179,17 @@ class LessonBar(QWidget):
         controller.lessonChanged.connect(self._lesson_changed)
         controller.stepChanged.connect(self._step_changed)
         session.traceChanged.connect(self._render)
-        session.undo_stack.cleanChanged.connect(lambda _clean: self._render())   # "(your edits)" mark
+        session.undo_stack.cleanChanged.connect(self._clean_changed)   # the "(your edits)" mark
         self._answer_shown = False
         self._lesson_changed()
 
     # --- reacting ---------------------------------------------------------------------------
+    def show_open_lesson(self) -> None:
+        """Point the picker back at the lesson that is really open (after a refused one)."""
+        lesson = self.controller.lesson
+        with QSignalBlocker(self.picker):
+            self.picker.setCurrentIndex(0 if lesson is None else max(0, self.picker.findData(str(lesson.path))))
+
     def _picked(self, position: int) -> None:
         path = self.picker.itemData(position)
         if path is None:
@@ -201,6 +206,7 @@ class LessonBar(QWidget):
         if active:
             for number, step in enumerate(lesson.steps, start=1):
                 self.steps.addItem(f"{number}. {step.title.get(self.language)}")
+            self.steps.setCurrentIndex(max(0, self.controller.index))
             position = self.picker.findData(str(lesson.path))
             if position < 0:
                 self.picker.addItem(lesson.title.get(self.language), str(lesson.path))
@@ -211,9 +217,6 @@ class LessonBar(QWidget):
             self.question.hide()
             self.show_answer.hide()
             self.answer.hide()
-            self.window.dataflow.set_highlight(None)
-            self.window.inspector.set_outlined([])
-            self.window.show_panels(())
 
     def _step_changed(self) -> None:
         controller = self.controller
@@ -223,11 +226,9 @@ class LessonBar(QWidget):
         self.previous.setEnabled(controller.index > 0)
         self.next.setEnabled(controller.index < len(controller.lesson) - 1)
         self._answer_shown = False
-        highlight = step.highlight
-        hooks = set(highlight.hooks) | {cell.hook for cell in highlight.cells}
-        self.window.dataflow.set_highlight(hooks or None)
-        self.window.inspector.set_outlined([(cell.hook, cell.index) for cell in highlight.cells])
-        self.window.show_panels(step.panels)
+        self._render()
+
+    def _clean_changed(self, _clean: bool) -> None:
         self._render()
 
     def _reveal(self) -> None:
@@ -253,10 +254,6 @@ class LessonBar(QWidget):
             self.question.setText(self.tr("Question: %1").replace("%1", question))
             self.answer.setText(step.render("answer", self.language, trace))
 
-    @property
-    def caption_text(self) -> str:
-        return self.caption.text()
-
 
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -275,7 +272,7 @@ class StepKeys(QObject):
         if not isinstance(watched, QWidget) or watched.window() is not self.window:
             return False
         key = event.key()
-        typing = isinstance(watched, _TYPING)      # the widget the key was sent to
+        typing = _typing_in(QApplication.focusWidget()) or _typing_in(watched)
         if key == Qt.Key_PageDown or (key in (Qt.Key_Right, Qt.Key_Space) and not typing):
             self.controller.next()
             return True
@@ -283,6 +280,16 @@ class StepKeys(QObject):
             self.controller.previous()
             return True
         return False
+
+
+def _typing_in(widget) -> bool:
+    """Whether keys sent to `widget` belong to an input (itself or a widget it is part of):
+    a table passes an arrow it cannot use at its edge on to its parent, which must not step."""
+    while isinstance(widget, QWidget):
+        if isinstance(widget, _TYPING):
+            return True
+        widget = widget.parentWidget()
+    return False
 
 
 def load_lesson_or_error(path: Path) -> tuple[Lesson | None, str | None]:

@@ -88,6 +88,8 @@ class MainWindow(QMainWindow):
         column.addWidget(self.lesson_bar)
         column.addWidget(main, 1)
         self.setCentralWidget(central)
+        self.lessons.stepChanged.connect(self._step_shown)
+        self.lessons.lessonChanged.connect(self._lesson_shown)
         self._step_keys = StepKeys(self.lessons, self)
         QApplication.instance().installEventFilter(self._step_keys)
         self._splitters = (main, left, bottom)
@@ -183,11 +185,31 @@ class MainWindow(QMainWindow):
             self.session.message.emit(str(error))
             QMessageBox.warning(self, self.tr("Cannot open this file"), str(error))
             return False
+        try:
+            self.session.load(scenario)       # computes the trace before it replaces anything
+        except (MemoryError, ValueError) as error:
+            message = self.tr("Cannot compute this block: %1").replace("%1", str(error))
+            self.session.message.emit(message)
+            QMessageBox.warning(self, self.tr("Cannot open this file"), message)
+            return False
         self.path = path
         if self.lessons.lesson is not None:
             self.lessons.close()
-        self.session.load(scenario)
         return True
+
+    def _step_shown(self) -> None:
+        """A lesson step is on: emphasise what its caption talks about, bring its panels forward."""
+        step = self.lessons.step
+        highlight = step.highlight
+        self.dataflow.set_highlight(set(highlight.hooks) | {cell.hook for cell in highlight.cells} or None)
+        self.inspector.set_outlined([(cell.hook, cell.index) for cell in highlight.cells])
+        self.show_panels(step.panels)
+
+    def _lesson_shown(self) -> None:
+        if self.lessons.lesson is None:
+            self.dataflow.set_highlight(None)
+            self.inspector.set_outlined([])
+            self.show_panels(())
 
     def show_panels(self, panels: tuple[str, ...]) -> None:
         """Bring forward what a lesson step names: a plot tab, or a lab panel at one of its parts."""
@@ -243,7 +265,7 @@ class MainWindow(QMainWindow):
         if lesson is None:
             self.session.message.emit(error)
             QMessageBox.warning(self, self.tr("Cannot open this lesson"), error)
-            self.lesson_bar._lesson_changed()       # the picker shows what is really open
+            self.lesson_bar.show_open_lesson()      # the picker shows what is really open
             return False
         self.path = path
         self.lessons.open(lesson, step)

@@ -15,8 +15,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from core.analysis import Invariant, invariants
-from core.block import Trace, mse
-from core.config import BlockConfig, ConfigError
+from core.block import Trace, forward, mse
+from core.config import BlockConfig, ConfigError, weight_shapes
 from core.scenario import MAX_ABS_VALUE, Scenario
 from core.weights import adapt_weights, filled
 
@@ -58,8 +58,11 @@ class _StateCommand(QUndoCommand):
 
 
 def parse_number(text: str) -> float | None:
-    """A cell's text as a number, or None. Accepts the Unicode minus and a decimal comma."""
-    cleaned = text.strip().replace("−", "-").replace(",", ".")
+    """A cell's text as a number, or None. Accepts the Unicode minus; refuses commas (a
+    thousands separator or a decimal comma? "1,000" must not quietly become 1) and "_"."""
+    cleaned = text.strip().replace("−", "-")
+    if "," in cleaned or "_" in cleaned:
+        return None
     try:
         return float(cleaned)
     except ValueError:
@@ -134,8 +137,11 @@ class Session(QObject):
 
     # --- loading --------------------------------------------------------------------------
     def _load(self, scenario: Scenario, state: State | None = None) -> None:
+        state = state or State(scenario.config, scenario.inputs, dict(scenario.weights), scenario.targets)
+        trace = self._forward(state)          # first: if this fails, nothing open has changed
         self.loaded = scenario
-        self._shelf: dict[str, np.ndarray] = dict(scenario.weights)   # weights to restore when a part comes back
+        # Weights to restore when a part or a shape comes back, by (name, shape).
+        self._shelf: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}
         self._heads = (scenario.config.n_heads, scenario.config.d_head) if scenario.config.attention else (2, 2)
         self.undo_stack.clear()
         self.mse_history = []
@@ -143,8 +149,8 @@ class Session(QObject):
         self.selected_hook = "hook_resid_post"
         first_matrix = next(name for name in scenario.weights if name.startswith("W_"))
         self.edit_tensor, self.edit_index = first_matrix, (0,) * scenario.weights[first_matrix].ndim
-        self._apply(state or State(scenario.config, scenario.inputs, dict(scenario.weights), scenario.targets),
-                    notify=False)
+        self._remember(scenario.weights)
+        self._apply(state, notify=False, trace=trace)
 
     def load(self, scenario: Scenario, state: State | None = None) -> None:
         """Replace the scenario (already validated by core); clears undo history.
@@ -157,12 +163,18 @@ class Session(QObject):
         self.selectionChanged.emit()
         self.editTargetChanged.emit()
 
-    def _apply(self, state: State, notify: bool = True) -> None:
-        from core.block import forward  # local: keeps the one call to core visible here
+    @staticmethod
+    def _forward(state: State) -> Trace:
+        return forward(state.config, state.weights, state.inputs)
 
+    def _remember(self, weights: Mapping[str, np.ndarray]) -> None:
+        self._shelf.update({(name, np.shape(array)): array for name, array in weights.items()})
+
+    def _apply(self, state: State, notify: bool = True, trace: Trace | None = None) -> None:
+        trace = self._forward(state) if trace is None else trace
         self.state = state
-        self._shelf.update(state.weights)
-        self.trace: Trace = forward(state.config, state.weights, state.inputs)
+        self._remember(state.weights)
+        self.trace: Trace = trace
         self.mse = None if state.targets is None else mse(self.trace.output, state.targets)
         if self.mse is not None:
             self.mse_history.append(self.mse)
@@ -175,6 +187,10 @@ class Session(QObject):
             self.selected_hook = "hook_resid_post"
         if notify:
             self.traceChanged.emit()
+
+    def push_state(self, state: State, text: str) -> None:
+        """Show a whole earlier state as one undo step (a lesson step's kept edits)."""
+        self._push(state, text)
 
     def _push(self, after: State, text: str, merge_key: object = None) -> None:
         self.undo_stack.push(_StateCommand(self, self.state, after, text, merge_key))
@@ -287,9 +303,10 @@ class Session(QObject):
             return True
         if config.attention:
             self._heads = (config.n_heads, config.d_head)
-        pool = {**self._shelf, **self.state.weights}
+        # Each weight comes back as it last was in this shape; only never-seen shapes are generated.
+        pool = {name: self._shelf[(name, shape)] for name, shape in weight_shapes(config).items()
+                if (name, shape) in self._shelf}
         weights, created = adapt_weights(pool, config)
-        created = [name for name in created if name not in self._shelf]
         targets = self.state.targets
         if targets is not None and targets.shape[1] != config.output_width:
             targets = None

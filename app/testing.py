@@ -2,11 +2,11 @@
 
 Installed with the package (entry point `pytest11`), so a tester writes:
 
-    def test_relu_zeroes(blocklab_window):
+    def test_relu_zeroes_a_negative_unit(blocklab_window):
         lab = blocklab_window                      # the default block, offscreen
         lab.pick_activation("relu")
         lab.set_weight("W_in", (0, 0), "-3")
-        assert lab.trace("mlp.hook_post")[:, 0].max() == 0
+        assert lab.trace("mlp.hook_pre")[0, 0] < 0 and lab.trace("mlp.hook_post")[0, 0] == 0
 
 Every helper acts the way a user does (types into the weight table, picks from the
 combo box, presses keys) and reads what the user would see.

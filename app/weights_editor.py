@@ -7,7 +7,6 @@ reads `session.tensor(...)` and repaints on `traceChanged`.
 """
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -632,9 +631,12 @@ class WeightEditor(QWidget):
         rows: list[list[float]] = []
         for r, line in enumerate(lines):
             row = []
-            for c, item in enumerate(t for t in re.split(r"[\t,;\s]+", line.strip()) if t):
+            # Spreadsheets separate cells with tabs (or ";"); then a comma inside a cell is not a
+            # separator, and "0,5" is refused rather than read as two numbers.
+            separators = r"[\t;]+" if re.search(r"[\t;]", line) else r"[,\s]+"
+            for c, item in enumerate(t.strip() for t in re.split(separators, line.strip()) if t.strip()):
                 number = parse_number(item)
-                if number is None or not math.isfinite(number) or abs(number) > MAX_ABS_VALUE:
+                if self.session.check_value(number, item) is not None:
                     return None, (self.tr("Paste refused: “%1” (row %2, item %3) is not a finite number within "
                                           "±1,000,000; nothing changed.")
                                   .replace("%1", item[:40]).replace("%2", str(r + 1)).replace("%3", str(c + 1)))

@@ -236,3 +236,43 @@ def test_exception_hook_logs_and_keeps_running(blocklab_window, monkeypatch, tmp
     assert shown and "a bug in a slot" in shown[0]
     assert "a bug in a slot" in (tmp_path / "blocklab.log").read_text()
     assert blocklab_window.window.isVisible()
+
+
+def test_typing_a_size_is_one_change(blocklab_window):
+    from PySide6.QtWidgets import QSpinBox
+    lab = blocklab_window
+    box = lab.find(QSpinBox, "configDff")
+    start = lab.session.undo_stack.count()
+    box.setFocus()
+    box.selectAll()
+    lab.qtbot.keyClicks(box, "12")
+    lab.qtbot.keyClick(box, Qt.Key_Return)
+    assert lab.session.config.d_ff == 12
+    assert lab.session.undo_stack.count() == start + 1
+    assert "W_in" in lab.status_text()                      # it says which weights it made
+
+
+def test_a_shape_that_comes_back_brings_its_weights_back(blocklab_window):
+    lab = blocklab_window
+    original = np.array(lab.tensor("W_in"))
+    lab.session.set_config(d_ff=7)
+    assert lab.tensor("W_in").shape == (4, 7)
+    lab.session.set_config(d_ff=6)
+    assert np.array_equal(lab.tensor("W_in"), original)
+
+
+def test_tabbing_through_eps_changes_nothing(blocklab_window):
+    from PySide6.QtWidgets import QLineEdit
+    lab = blocklab_window
+    lab.session.set_config(eps=1.2345678e-05)
+    count = lab.session.undo_stack.count()
+    eps = lab.find(QLineEdit, "configEps")
+    eps.editingFinished.emit()                               # focus left the field, nothing typed
+    assert lab.session.config.eps == 1.2345678e-05
+    assert lab.session.undo_stack.count() == count
+
+
+def test_commas_in_a_cell_are_refused(blocklab_window):
+    lab = blocklab_window
+    assert not lab.set_weight("W_in", (0, 0), "1,000")
+    assert lab.tensor("W_in")[0, 0] == 1.0

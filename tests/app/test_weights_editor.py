@@ -222,7 +222,9 @@ def test_undo_and_redo_restore_exact_values(editor, session):
     choose_tensor(editor, "W_in")
     original = session.tensor("W_in").copy()
     assert editor.model.setData(editor.model.index(3, 5), "0.123456789", EDIT)
-    assert editor.model.setData(editor.model.index(0, 0), "−2,5", EDIT)   # Unicode minus, decimal comma
+    # "1,000" could mean 1000 or 1.000: a comma is refused, never guessed
+    assert not editor.model.setData(editor.model.index(0, 0), "−2,5", EDIT)
+    assert editor.model.setData(editor.model.index(0, 0), "−2.5", EDIT)   # the Unicode minus is fine
     edited = session.tensor("W_in").copy()
     assert edited[3, 5] == 0.123456789 and edited[0, 0] == -2.5
     session.undo_stack.undo()
@@ -495,3 +497,12 @@ def test_slider_track_click_nudges_and_recentres(editor, session):
     assert editor.value_slider.value() == 0
     editor.value_slider.triggerAction(editor.value_slider.SliderAction.SliderPageStepAdd)
     assert session.tensor("W_in")[1, 1] == pytest.approx(original + 0.10)
+
+
+def test_a_spreadsheet_paste_with_decimal_commas_is_refused_whole(editor, session):
+    from PySide6.QtGui import QGuiApplication
+    choose_tensor(editor, "W_in")
+    before = session.tensor("W_in").copy()
+    QGuiApplication.clipboard().setText("0,5\t1,5\n2\t3")
+    assert not editor.paste()
+    np.testing.assert_array_equal(session.tensor("W_in"), before)
