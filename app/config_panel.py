@@ -182,11 +182,10 @@ class InvariantsPanel(QWidget):
         for inv in found:
             prefix, kind = inv.key.split(".")
             where = {"ln1": "LN1:", "ln2": "LN2:", "pattern": "", "resid_mid": "x + a:", "resid_post": "m + f:"}[prefix]
-            worst = inv.values.flat[abs(inv.values - inv.expected).argmax()]
             mark = "✓" if inv.ok else "✗"
             text = f"{mark} {where} {self.tr(self.LABELS[kind])}"
             if not inv.ok:
-                text += f"  ({format_number(float(worst))})"
+                text += f"  ({format_number(inv.worst)})"
             label = self.labels[inv.key]
             text = text.replace("  ", " ").strip()
             if label.text() != text:

@@ -4,8 +4,12 @@ Two rows: the attention sub-layer above, the FFN sub-layer below (one row when a
 is off). Each node is one hook of `session.trace` and shows the selected token's values
 (per-head hooks: the selected head's) as a vertical strip of tinted cells. Edges carry the
 shape of the tensor that flows along them; residual bypasses run outside the sub-layer
-bands. The scene is laid out only when the structure (config, T) changes; every other
-update recolours and retexts the existing items.
+bands. The scene is laid out only when the layout changes (which hooks exist and their
+shapes, residual, norm placement, the tokens); every other update — a value, ε, the mask,
+the activation, the norm kind — recolours and retexts the existing items.
+
+Each node's colours use a steady symmetric limit: set from the trace when the layout is
+built or a scenario is loaded, afterwards only widened when a value goes past it.
 """
 from __future__ import annotations
 
@@ -223,9 +227,11 @@ class NodeItem(_Rounded):
         self.outline.setVisible(False)
         spare = (COL_GAP - 10) / 2         # a title may reach into the gaps, not into its neighbours' titles
         title_font = _font(TITLE_PX, bold=True)
-        self.title_lines = [_centered_text(self, line, title_font,
-                                           QRectF(-spare, 1 + k * (TITLE_H - 4), NODE_W + 2 * spare, TITLE_H - 2))
-                            for k, line in enumerate(title.split("\n"))]
+        lines = title.split("\n")
+        self.title_rects = [QRectF(-spare, 1 + k * (TITLE_H - 4), NODE_W + 2 * spare, TITLE_H - 2)
+                            for k in range(len(lines))]
+        self.title_lines = [_centered_text(self, line, title_font, rect)
+                            for line, rect in zip(lines, self.title_rects)]
         self.cells: list[QGraphicsRectItem] = []
         self.texts: list[QGraphicsSimpleTextItem] = []
         number_font = _font(NUMBER_PX)
@@ -260,6 +266,17 @@ class NodeItem(_Rounded):
     def title(self) -> str:
         return "\n".join(line.text() for line in self.title_lines)
 
+    def set_title(self, title: str) -> bool:
+        """Change the title in place; False if it has another number of lines (needs a new layout)."""
+        lines = title.split("\n")
+        if len(lines) != len(self.title_lines):
+            return False
+        for item, line, rect in zip(self.title_lines, lines, self.title_rects):
+            if item.text() != line:
+                item.setText(line)
+                _place_text(item, rect)
+        return True
+
     def set_selected(self, selected: bool) -> None:
         if getattr(self, "_selected", None) == selected:     # touch Qt only on a change
             return
@@ -290,14 +307,26 @@ class EdgeItem(QGraphicsPathItem):
         self.arrow.setPen(Qt.NoPen)
         self.arrow.setBrush(self.colour)
         self.label: QGraphicsSimpleTextItem | None = None
+        self.label_at = QPointF(label_at)
         if label is not None:
-            font = _font(LABEL_PX)
-            metrics = QFontMetricsF(font)
-            width, height = metrics.horizontalAdvance(label) + 6, metrics.height() + 1
-            box = QGraphicsRectItem(label_at.x() - width / 2, label_at.y() - height / 2, width, height, self)
+            box = QGraphicsRectItem(self)
             box.setPen(Qt.NoPen)
             box.setBrush(QColor(255, 255, 255, 225))
-            self.label = _centered_text(box, label, font, box.rect(), self.colour.darker(130))
+            self.label = QGraphicsSimpleTextItem(label, box)
+            self.label.setFont(_font(LABEL_PX))
+            self.label.setBrush(self.colour.darker(130))
+            self.set_label(label, force=True)
+
+    def set_label(self, label: str, force: bool = False) -> None:
+        """Change the shape label in place, keeping it centred where it was."""
+        if self.label is None or (self.label.text() == label and not force):
+            return
+        metrics = QFontMetricsF(self.label.font())
+        width, height = metrics.horizontalAdvance(label) + 6, metrics.height() + 1
+        box = self.label.parentItem()
+        box.setRect(self.label_at.x() - width / 2, self.label_at.y() - height / 2, width, height)
+        self.label.setText(label)
+        _place_text(self.label, box.rect())
 
     def set_emphasis(self, emphasised: bool | None) -> None:
         """None: normal; True: stressed; False: dimmed."""
@@ -394,6 +423,8 @@ class DataflowView(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
 
         self._structure: object = None
+        self._texts_for: object = None          # (config, language generation) the titles were written for
+        self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
         self._user_zoomed = False
         self._highlight: set[str] | None = None
         self._nodes: dict[str, NodeItem] = {}
@@ -404,6 +435,7 @@ class DataflowView(QGraphicsView):
 
         session.traceChanged.connect(self._on_trace_changed)
         session.selectionChanged.connect(self._on_selection_changed)
+        session.scenarioLoaded.connect(self._limits.clear)     # a new scenario: limits from its trace
         self._on_trace_changed()
 
     # --- public API ------------------------------------------------------------------------
@@ -425,6 +457,10 @@ class DataflowView(QGraphicsView):
     def node_texts(self, hook: str) -> list[str]:
         """The numbers a node's strip shows, top to bottom."""
         return [text.text() for text in self._nodes[hook].texts]
+
+    def node_limit(self, hook: str) -> float:
+        """The symmetric colour limit of a node's strip (values are tinted on ±limit)."""
+        return self._limits[hook]
 
     def token_rect(self, index: int) -> QRectF:
         item = self._tokens[index]
@@ -459,18 +495,48 @@ class DataflowView(QGraphicsView):
         self.fitInView(rect, Qt.KeepAspectRatio)
 
     # --- updates -----------------------------------------------------------------------------
+    def _layout_key(self) -> tuple:
+        """What the layout depends on: the hooks and their shapes (attention, norms, gating, heads,
+        T and every width), the residual edges, the norm placement and the tokens' texts."""
+        session = self.session
+        config = session.config
+        shapes = tuple((hook, array.shape) for hook, array in session.trace.items())
+        return shapes, config.residual, config.has_norm and config.norm_placement, session.tokens
+
     def _on_trace_changed(self) -> None:
-        structure = (self.session.config, len(self.session.tokens))
+        structure = self._layout_key()
         if structure != self._structure:
+            if self._structure is not None:   # None: first build, or a new language (same numbers)
+                self._limits.clear()          # a new layout: limits from this trace
             self._structure = structure
             self._rebuild()
             self.fit_to_window()
-        self._refresh_values()
+        elif self._texts_for != self.session.config and not self._update_texts():
+            self._rebuild()                  # a title changed its number of lines
+            self.fit_to_window()
+        self._refresh_values(check_limits=True)
         self._refresh_selection()
 
     def _on_selection_changed(self) -> None:
         self._refresh_values()
         self._refresh_selection()
+
+    def _update_texts(self) -> bool:
+        """Titles, tooltips and shape labels for the current config, on the existing items;
+        False if a title needs a new layout."""
+        titles = self._titles()
+        for hook, node in self._nodes.items():
+            if not node.set_title(titles[hook]):
+                return False
+            tooltip = self._tooltip(hook)
+            if node.toolTip() != tooltip:
+                node.setToolTip(tooltip)
+        trace = self.session.trace
+        for edge in self._edges:
+            if edge.label is not None:
+                edge.set_label(shape_text(trace[edge.spec.source].shape))
+        self._texts_for = self.session.config
+        return True
 
     def _head(self) -> int:
         trace = self.session.trace
@@ -481,12 +547,19 @@ class DataflowView(QGraphicsView):
     def _token(self) -> int:
         return max(0, min(self.session.selected_token, len(self.session.tokens) - 1))
 
-    def _refresh_values(self) -> None:
+    def _refresh_values(self, check_limits: bool = False) -> None:
+        """The selected token's (and head's) numbers and tints. With check_limits (after an edit),
+        a limit is widened — never narrowed — when a value goes past it."""
         trace, token, head = self.session.trace, self._token(), self._head()
+        limits = self._limits
         for hook, node in self._nodes.items():
             array = trace[hook]
+            if check_limits or hook not in limits:
+                needed = style.limit_for(array)
+                if needed > limits.get(hook, 0.0):
+                    limits[hook] = needed
             row = array[head, token] if array.ndim == 3 else array[token]
-            node.set_values(row, style.limit_for(array))
+            node.set_values(row, limits[hook])
         for item, text in zip(self._tokens, self.session.tokens):
             item.set_token(text)
 
@@ -559,6 +632,7 @@ class DataflowView(QGraphicsView):
         trace, config, tokens = self.session.trace, self.session.config, self.session.tokens
         rows, edge_specs = plan(config)
         titles = self._titles()
+        self._texts_for = config
 
         token_font = _font(TOKEN_PX)
         metrics = QFontMetricsF(token_font)

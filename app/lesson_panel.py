@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox,
                                QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QTableView, QTextEdit,
@@ -229,7 +230,9 @@ class LessonBar(QWidget):
         self._render()
 
     def _clean_changed(self, _clean: bool) -> None:
-        self._render()
+        # The stack also reports "clean" while the window is being torn down; then stay quiet.
+        if shiboken6.isValid(self.controller.session.undo_stack) and shiboken6.isValid(self.caption):
+            self._render()
 
     def _reveal(self) -> None:
         self._answer_shown = True

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QLabel, QPushButton, QSizePolicy, QStackedWidget,
 
 from app import style  # noqa: F401  (configures row-major images before any plot exists)
 from app.style import DIVERGING, format_number, limit_for
-from core.analysis import activate_values, activation_curve, mse_sweep, sweep_range
+from core.analysis import activate_values, activation_curve, activation_range, mse_sweep, sweep_range
 from core.functions import ACTIVATION_FORMULAS
 
 MAX_HEADS_SHOWN = 4          # more heads than this: the first four are drawn
@@ -24,6 +24,7 @@ MAX_NUMBERED_COLUMNS = 16    # numbers on hidden-unit cells only up to this many
 MAX_NUMBERED_TOKENS = 12     # numbers on attention cells only up to this many tokens
 MAX_TOKEN_TICKS = 16         # more tokens than this: label every k-th one
 MAX_UNIT_TICKS = 8           # hidden units are narrow columns: fewer labels
+MAX_HISTORY_SHOWN = 500      # the MSE history plot shows the last this many steps
 CELL_DECIMALS = 2            # numbers on heatmap cells: short enough to fit a cell
 TICK_PT = 11
 LABEL_PT = "11pt"
@@ -93,6 +94,27 @@ def _image_data(array: np.ndarray) -> np.ndarray:
 
 def _cell_text(value: float) -> str:
     return format_number(float(value), CELL_DECIMALS)
+
+
+class SteadyLimit:
+    """A symmetric colour limit that does not follow every edit.
+
+    Set from the trace when a view's structure is built or a scenario is loaded (reset(),
+    then the next fit()); after that only widened, when a value goes past it, so colours
+    keep their meaning from edit to edit and an extreme value still shows as extreme.
+    """
+
+    def __init__(self) -> None:
+        self.value: float | None = None
+
+    def reset(self) -> None:
+        self.value = None
+
+    def fit(self, arrays: list[np.ndarray]) -> float:
+        needed = max(limit_for(a) for a in arrays)
+        if self.value is None or needed > self.value:
+            self.value = needed
+        return self.value
 
 
 class _CellNumbers:
@@ -312,8 +334,17 @@ class HiddenUnitsTab(_Tab):
         self.bar = _colour_bar(DIVERGING, (-1.0, 1.0))
         self.bar.setImageItem(self.images)
         self.structure: object = None
+        self.titled: object = None
+        self.limit = SteadyLimit()
+        session.scenarioLoaded.connect(self.limit.reset)
         self.retranslate()
         self.refresh()
+
+    @property
+    def levels(self) -> tuple[float, float]:
+        """The colour levels of the three maps (symmetric; steady across edits)."""
+        limit = self.limit.value if self.limit.value is not None else 1.0
+        return (-limit, limit)
 
     def retranslate(self) -> None:
         self.bar.setLabel("right", self.tr("value"), **{"font-size": LABEL_PT})
@@ -348,13 +379,18 @@ class HiddenUnitsTab(_Tab):
         pre = arrays[0]
         T, F = pre.shape
         tokens = self.session.tokens
-        structure = (gated, tokens, F, config.activation)
+        structure = (gated, tokens, F)
+        if structure != self.structure:
+            self.limit.reset()          # a new structure: levels from this trace
         if force or structure != self.structure:
             self._relayout(gated, tokens, F)
+            self.structure = structure
+            self.titled = None
+        titled = (gated, config.activation)
+        if force or titled != self.titled:
             act = config.activation
-            # formulas, not words: the same in every language; three maps side by side
-            # need two-line titles to fit
-            # need two-line titles to fit (two maps do too, in a 1280-px window's plot panel)
+            # formulas, not words: the same in every language; maps side by side need
+            # two-line titles to fit (two maps do too, in a 1280-px window's plot panel)
             gap = "<br>"
             titles = [f"mlp.hook_pre{gap}= x·W_in + b_in", f"mlp.hook_gate{gap}= x·W_gate + b_gate",
                       f"mlp.hook_post{gap}= {act}(gate) ⊙ pre" if gated else f"mlp.hook_post{gap}= {act}(pre)"]
@@ -365,9 +401,9 @@ class HiddenUnitsTab(_Tab):
                 plot.layout.setRowFixedHeight(0, title_height)
                 _label(plot, "bottom", self.tr("hidden unit (h1 = first)"))
             _label(self.plots[0], "left", self.tr("token"))
-            self.structure = structure
+            self.titled = titled
         shown = [a for a in arrays if a is not None]
-        limit = max(limit_for(a) for a in shown)        # one scale, so the maps compare
+        limit = self.limit.fit(shown)        # one scale, so the maps compare; steady across edits
         levels = (-limit, limit)
         numbered = F <= MAX_NUMBERED_COLUMNS
         for image, numbers, array in zip(self.images, self.numbers, arrays):
@@ -510,9 +546,9 @@ class ActivationTab(_Tab):
         hook = "mlp.hook_gate" if gated else "mlp.hook_pre"
         xs = np.asarray(trace[hook][token], dtype=np.float64)
         ys = activate_values(act, xs)
-        low = min(-self.CURVE_HALF_WIDTH, math.floor(float(xs.min())) - 0.5)
-        high = max(self.CURVE_HALF_WIDTH, math.ceil(float(xs.max())) + 0.5)
-        curve_x, curve_y = activation_curve(act, low, high, points=max(161, int((high - low) * 20) + 1))
+        # core caps the curve (at most MAX_CURVE_POINTS, finite ends) however far out a point lies
+        low, high = activation_range(xs, self.CURVE_HALF_WIDTH)
+        curve_x, curve_y = activation_curve(act, low, high)
         self.curve.setData(curve_x, curve_y)
         self.points.setData(x=xs, y=ys)
         self._label_points(xs, ys)
@@ -531,7 +567,8 @@ class ActivationTab(_Tab):
         self.plot.setRange(xRange=(low, high), yRange=(y_low, y_high), padding=0.05)
         relu = act == "relu"
         self.dead_zone.setVisible(relu)
-        self.dead_zone_label.setVisible(relu)
+        # the caption sits in the dead zone: only when that is wide enough on screen to hold it
+        self.dead_zone_label.setVisible(relu and -low >= 0.25 * (high - low))
         if relu:
             self.dead_zone.setRegion((low - 1, 0))
             self.dead_zone_label.setPos(low / 2, y_high + 0.04 * (y_high - y_low))
@@ -647,10 +684,13 @@ class MseTab(_Tab):
             return
         self.stack.setCurrentWidget(self.mse_page)
         self.mse_label.setText(f"{session.mse:.6f}")
-        history = np.asarray(session.mse_history, dtype=np.float64)
-        self.history_curve.setData(np.arange(history.size), history)
+        # the last MAX_HISTORY_SHOWN steps only: an edit must not re-plot an ever longer list
+        total = len(session.mse_history)
+        first = max(0, total - MAX_HISTORY_SHOWN)
+        history = np.asarray(session.mse_history[first:], dtype=np.float64)
+        self.history_curve.setData(np.arange(first, total), history)
         # MSE is never negative: keep 0 in view, and a few steps of room to grow
-        self.history_plot.setRange(xRange=(-0.5, max(history.size - 1, 5) + 0.5),
+        self.history_plot.setRange(xRange=(first - 0.5, max(total - 1, first + 5) + 0.5),
                                    yRange=(0.0, max(float(history.max(initial=0.0)), 1e-3)), padding=0.05)
         self.schedule_sweep()
 

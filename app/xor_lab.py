@@ -10,6 +10,8 @@ updated in place, and only the tab on screen is redrawn on an edit.
 from __future__ import annotations
 
 import html
+import math
+import re
 
 import numpy as np
 import pyqtgraph as pg
@@ -121,9 +123,24 @@ def _graphics(name: str) -> pg.GraphicsLayoutWidget:
     return widget
 
 
+_PARTIAL_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d*)?")               # "", "-", "1.", ".5"
+_PARTIAL_EXPONENT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)[eE][+-]?\d*")   # "1e", "1e-", "2.5E+1"
+
+
 class NumberSpin(QDoubleSpinBox):
-    """A spin box that shows numbers as the seed writes them (1, −2, 0.841192) and reads the
-    Unicode minus and a decimal comma too."""
+    """A spin box that shows numbers as the seed writes them (1, −2, 0.841192) and reads them as
+    app.session.parse_number does (the Unicode minus too; no commas).
+
+    Only a finite number within [minimum(), maximum()] is acceptable; the beginnings of one
+    ("", "−", "1.", "1e", "1e−") and out-of-range numbers may stand while typing, anything else
+    is refused. A text that is not acceptable when editing ends (Enter, focus out) leaves the value
+    as it was, and `refused` says why (never clamped, never silently)."""
+
+    refused = Signal(str)
+
+    def __init__(self, check=None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._check = check            # (value, text) → reason or None, e.g. Session.check_value
 
     def textFromValue(self, value: float) -> str:  # noqa: N802 (Qt's name)
         return lab.format_value(value, self.decimals())
@@ -134,19 +151,59 @@ class NumberSpin(QDoubleSpinBox):
 
     def validate(self, text: str, position: int):
         body = self._strip(text)
-        if parse_number(body) is not None:
+        number = parse_number(body)
+        if number is not None and math.isfinite(number) and self.minimum() <= number <= self.maximum():
             return QValidator.State.Acceptable, text, position
-        if body in ("", "-", "−", "+", ".", ",", "-.", "−."):
-            return QValidator.State.Intermediate, text, position
+        ascii_body = body.replace("−", "-")
+        if _PARTIAL_NUMBER.fullmatch(ascii_body) or _PARTIAL_EXPONENT.fullmatch(ascii_body):
+            return QValidator.State.Intermediate, text, position      # typing on; 1e9 is told on Enter
         return QValidator.State.Invalid, text, position
+
+    def fixup(self, text: str) -> str:
+        return text                    # QDoubleSpinBox would drop ",": "1,000" must not become 1000
+
+    def problem(self, text: str) -> str | None:
+        """Why `text` cannot be this box's value, or None if it can."""
+        body = self._strip(text)
+        number = parse_number(body)
+        reason = self._check(number, body) if self._check is not None else None
+        if reason is None and number is not None and math.isfinite(number) \
+                and self.minimum() <= number <= self.maximum():
+            return None
+        if reason is None:
+            if number is None or not math.isfinite(number):
+                reason = tr("“%1” is not a finite number; the field keeps its value.").replace("%1", body[:40])
+            else:
+                reason = tr("Values here must lie between %1 and %2; the field keeps its value.") \
+                    .replace("%1", self.textFromValue(self.minimum())).replace("%2", self.textFromValue(self.maximum()))
+        return reason
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._finishing(lambda: super(NumberSpin, self).keyPressEvent(event))
+        else:
+            super().keyPressEvent(event)
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._finishing(lambda: super(NumberSpin, self).focusOutEvent(event))
+
+    def _finishing(self, handle) -> None:
+        """Let Qt end the edit (an unacceptable text goes back to the old value), then say why."""
+        text = self.lineEdit().displayText()
+        reason = None
+        if self.validate(text, 0)[0] != QValidator.State.Acceptable:
+            reason = self.problem(text)
+        handle()
+        if reason:
+            self.refused.emit(reason)
 
     def _strip(self, text: str) -> str:
         prefix = self.prefix()
         return (text[len(prefix):] if prefix and text.startswith(prefix) else text).strip()
 
 
-def _spin(name: str, low: float, high: float, step: float, decimals: int = 6) -> NumberSpin:
-    spin = NumberSpin()
+def _spin(name: str, low: float, high: float, step: float, session, decimals: int = 6) -> NumberSpin:
+    spin = NumberSpin(session.check_value)
     spin.setObjectName(name)
     spin.setRange(low, high)
     spin.setSingleStep(step)
@@ -154,6 +211,7 @@ def _spin(name: str, low: float, high: float, step: float, decimals: int = 6) ->
     spin.setKeyboardTracking(False)     # typing "−2" commits once, not "−" then "−2"
     spin.setFont(_font(TEXT_PT))
     spin.setAlignment(Qt.AlignmentFlag.AlignRight)
+    spin.refused.connect(session.message.emit)
     return spin
 
 
@@ -170,8 +228,14 @@ class LinearModel(QObject):
 
     def __init__(self, a: float = 1.0, b: float = 1.0, c: float = 0.0, parent: QObject | None = None):
         super().__init__(parent)
-        self.model = lab.Linear(a, b, c)
+        self.initial = lab.Linear(a, b, c)
+        self.model = self.initial
         self.last = "a"
+
+    def reset(self) -> None:
+        """Back to the values it started with (a new lesson step, or "reset this step")."""
+        self.last = "a"
+        self.set_all(self.initial)
 
     def value(self, name: str) -> float:
         return self.model.value(name)
@@ -267,7 +331,7 @@ class _FfnDiagram(QWidget):
                 name = f"xorW_out_{index[0]}"
             else:
                 name = f"xor{tensor[0].upper()}{tensor[1:]}" + (f"_{index[0]}" if tensor == "b_in" else "")
-            spin = _spin(name, -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.1)
+            spin = _spin(name, -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.1, session)
             spin.setParent(self)
             spin.setPrefix("+ " if tensor.startswith("b_") else "× ")
             spin.setFixedWidth(112)
@@ -448,6 +512,7 @@ class XorLabPanel(QWidget):
         self._build()
         self.retranslate()
         self.linear.changed.connect(self._linear_changed)
+        session.scenarioLoaded.connect(self._scenario_loaded)
         session.traceChanged.connect(self._trace_changed)
         session.selectionChanged.connect(self._selection_changed)
         self._trace_changed()
@@ -576,7 +641,7 @@ class XorLabPanel(QWidget):
             slider.setRange(int(low * SLIDER_SCALE), int(high * SLIDER_SCALE))
             slider.setMinimumWidth(110)
             slider.valueChanged.connect(lambda position, n=name: self.linear.set(n, position / SLIDER_SCALE))
-            spin = _spin(f"xorSpin{name.upper()}", low, high, 0.05)
+            spin = _spin(f"xorSpin{name.upper()}", low, high, 0.05, self.session)
             spin.setFixedWidth(88)
             spin.valueChanged.connect(lambda value, n=name: self.linear.set(n, float(value)))
             grid.addWidget(letter, row, 0)
@@ -689,7 +754,7 @@ class XorLabPanel(QWidget):
         self.bias_slider.valueChanged.connect(
             lambda position: self.session.set_value("b_in", (BIAS_NEURON,), position / SLIDER_SCALE, merge=True))
         self.bias_slider.sliderReleased.connect(self.session.end_gesture)   # one drag, one undo step
-        self.bias_spin = _spin("xorBiasSpin", -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.05)
+        self.bias_spin = _spin("xorBiasSpin", -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.05, self.session)
         self.bias_spin.setFixedWidth(96)
         self.bias_spin.valueChanged.connect(
             lambda value: self.session.set_value("b_in", (BIAS_NEURON,), float(value), merge=True))
@@ -883,6 +948,13 @@ class XorLabPanel(QWidget):
         self._refresh_top()
         self._refresh_part()
 
+    def _scenario_loaded(self) -> None:
+        """A lesson step (or its reset) loaded the scenario: the linear try starts over too. The
+        session's traceChanged follows at once and redraws, so nothing is drawn from here."""
+        with QSignalBlocker(self.linear):
+            self.linear.reset()
+        self._dirty.update(LINEAR_PARTS)
+
     def _data_changed(self) -> None:
         """What depends on the table's inputs and targets only: cached until they change."""
         s = self.session
@@ -970,7 +1042,7 @@ class XorLabPanel(QWidget):
             self._refresh_identity()
         else:
             self.side.setCurrentIndex(1)
-            self._refresh_ffn_side(outputs, right)
+            self._refresh_ffn_side(outputs)
 
     def _select_table_row(self) -> None:
         row = self.session.selected_index("hook_resid_post")[0]
@@ -1006,7 +1078,7 @@ class XorLabPanel(QWidget):
                 f"{separator}y(1,1) + y(0,0) = {_fmt(y[(1.0, 1.0)])} + {_fmt(y[(0.0, 0.0)])} = "
                 f"{_fmt(self.target_sides[1])}")
 
-    def _refresh_ffn_side(self, outputs: np.ndarray, right: np.ndarray) -> None:
+    def _refresh_ffn_side(self, outputs: np.ndarray) -> None:
         s = self.session
         activation = s.config.activation
         position = self.activation_combo.findData(activation)
@@ -1014,7 +1086,7 @@ class XorLabPanel(QWidget):
             with QSignalBlocker(self.activation_combo):
                 self.activation_combo.setCurrentIndex(position)
         _set_text(self.threshold_label, tr("Cut at 0.5 (ŷ > 0.5 means “positive”): %1 of %2 sentences right.")
-                  .replace("%1", str(int(np.sum(right)))).replace("%2", str(len(right))))
+                  .replace("%1", str(lab.count_right(outputs, s.state.targets))).replace("%2", str(len(s.tokens))))
         collapsed = ""
         if activation == "identity":
             alpha, beta, gamma = lab.collapsed_linear(s.state.weights)
@@ -1191,12 +1263,12 @@ class XorLabPanel(QWidget):
         if flip.already_wrong:
             self.bias_flip_point.setData([], [])
             return tr("Already wrong at b = −1: <b>%1</b>.").replace("%1", _esc(_names(s.tokens, flip.rows)))
-        if bias < flip.value - 1e-9:
+        if not lab.has_flipped(bias, flip):
             self.bias_flip_point.setData([], [])
-            right = lab.verdicts(s.trace["hook_resid_post"], s.state.targets)
+            right = lab.count_right(s.trace["hook_resid_post"], s.state.targets)
             return tr("Drag the bias up from −1 and watch the curves cross the dashed 0.5 line. "
                       "At b = %1: %2 of %3 sentences right.").replace("%1", _fmt(bias, 4)) \
-                .replace("%2", str(int(np.sum(right)))).replace("%3", str(len(right)))
+                .replace("%2", str(right)).replace("%3", str(len(s.tokens)))
         names = _esc(_names(s.tokens, flip.rows))
         text = (tr("As the bias rises from −1, <b>%1</b> goes wrong first, at <b>b = %2</b>: neuron 2 now fires "
                    "for it too, and its ŷ crosses 0.5.") if len(flip.rows) == 1 else

@@ -1,7 +1,8 @@
 """Numbers the explorer shows beside the trace: invariants, MSE sweeps, activation curves."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,6 +20,12 @@ class Invariant:
     expected: float
     values: np.ndarray       # one per token (per head and token for the pattern)
     ok: bool
+    worst: float = field(init=False)   # the value farthest from `expected` (NaN if any value is NaN)
+
+    def __post_init__(self) -> None:
+        values = np.asarray(self.values, dtype=np.float64)
+        worst = float(values.flat[np.argmax(np.abs(values - self.expected))]) if values.size else self.expected
+        object.__setattr__(self, "worst", worst)
 
 
 def invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
@@ -86,16 +93,51 @@ def mse_sweep(config: BlockConfig, weights: Weights, inputs: np.ndarray, targets
 
 
 def sweep_range(current: float, half_width: float = 2.0, points: int = 61) -> np.ndarray:
-    """Values around the current one for a sweep: current ± half_width, current included."""
-    return np.linspace(current - half_width, current + half_width, points)
+    """Values around the current one for a sweep: current ± half_width, current exactly included."""
+    values = np.linspace(current - half_width, current + half_width, points)
+    values[int(np.argmin(np.abs(values - current)))] = current   # linspace may miss it by a rounding
+    return values
+
+
+CURVE_POINTS = 161              # the fewest points of an activation curve
+CURVE_POINTS_PER_UNIT = 20      # density on a narrow range
+MAX_CURVE_POINTS = 2001         # never more, however wide the range (a value may be ±1e12)
+MAX_CURVE_EXTENT = 1e100        # ends beyond ±this (or not finite) are clipped to it
+
+
+def activation_range(values: np.ndarray, half_width: float = 4.0) -> tuple[float, float]:
+    """An x range for an activation curve: at least ±half_width, widened to hold every finite value
+    with half a unit to spare, and never beyond ±MAX_CURVE_EXTENT."""
+    values = np.asarray(values, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    low, high = -half_width, half_width
+    if finite.size:
+        low = min(low, math.floor(float(finite.min())) - 0.5)
+        high = max(high, math.ceil(float(finite.max())) + 0.5)
+    return max(low, -MAX_CURVE_EXTENT), min(high, MAX_CURVE_EXTENT)
 
 
 def activation_curve(activation: str, low: float = -4.0, high: float = 4.0,
-                     points: int = 161) -> tuple[np.ndarray, np.ndarray]:
+                     points: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(x, activation(x)) at evenly spaced x from low to high.
+
+    points defaults to CURVE_POINTS_PER_UNIT per unit of x (at least CURVE_POINTS); it is
+    never more than MAX_CURVE_POINTS. Ends that are not finite or lie beyond
+    ±MAX_CURVE_EXTENT are clipped, so every x is finite.
+    """
+    def clip(end: float, default: float) -> float:
+        end = float(end)
+        return default if math.isnan(end) else max(-MAX_CURVE_EXTENT, min(MAX_CURVE_EXTENT, end))
+
+    low, high = clip(low, -4.0), clip(high, 4.0)
+    if low > high:
+        low, high = high, low
+    if points is None:
+        points = max(CURVE_POINTS, int(min((high - low) * CURVE_POINTS_PER_UNIT, MAX_CURVE_POINTS)) + 1)
+    points = max(2, min(int(points), MAX_CURVE_POINTS))
     xs = np.linspace(low, high, points)
     return xs, activate(activation, xs)
 
 
 def activate_values(activation: str, values: np.ndarray) -> np.ndarray:
     return activate(activation, np.asarray(values, dtype=np.float64))
-

@@ -252,6 +252,11 @@ def verdicts(outputs: np.ndarray, targets: np.ndarray, threshold: float = THRESH
     return says_yes(outputs, threshold) == says_yes(targets, threshold)
 
 
+def count_right(outputs: np.ndarray, targets: np.ndarray, threshold: float = THRESHOLD) -> int:
+    """How many rows cutting ŷ at the threshold answers as their target does."""
+    return int(np.count_nonzero(verdicts(outputs, targets, threshold)))
+
+
 @dataclass(frozen=True)
 class BiasSweep:
     values: np.ndarray       # the bias values (N)
@@ -282,6 +287,17 @@ class Flip:
     @property
     def row(self) -> int:
         return self.rows[0]
+
+
+FLIP_TOLERANCE = 1e-9                 # a bias this close below the flip counts as there
+
+
+def has_flipped(bias: float, flip: Flip | None) -> bool:
+    """Whether the bias has risen as far as the first flip (always, if the row was already wrong
+    at the start of the range; never, if nothing flips)."""
+    if flip is None:
+        return False
+    return flip.already_wrong or float(bias) >= flip.value - FLIP_TOLERANCE
 
 
 def first_to_flip(config: BlockConfig, weights: Weights, inputs: np.ndarray, targets: np.ndarray,

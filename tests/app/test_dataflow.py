@@ -184,6 +184,97 @@ def test_an_edit_updates_the_view_quickly(qtbot):
     view.close()
 
 
+def all_item_ids(view: DataflowView) -> dict:
+    """Every scene item the view keeps, by identity."""
+    return {
+        "nodes": {h: id(view.node_item(h)) for h in view.node_names()},
+        "cells": {h: [id(c) for c in view.node_item(h).cells] for h in view.node_names()},
+        "edges": [id(e) for e in view._edges],
+        "tokens": [id(t) for t in view._tokens],
+        "heads": [id(c) for c in view._heads],
+        "scene": sorted(id(item) for item in view.scene().items()),
+    }
+
+
+def test_config_changes_that_keep_the_layout_update_in_place(qtbot):
+    session, view = make(qtbot)
+    before = all_item_ids(view)
+    scene_rect = view.sceneRect()
+    assert view.node_title("mlp.hook_post") == "ReLU · post"
+    for change, hook, title in ((dict(eps=1e-3), None, None),
+                                (dict(mask="causal"), None, None),
+                                (dict(activation="gelu"), "mlp.hook_post", "GELU · post"),
+                                (dict(norm="rmsnorm"), "ln1.hook_scale", "rms"),
+                                (dict(activation="silu"), "mlp.hook_post", "SiLU · post")):
+        assert session.set_config(**change)
+        assert all_item_ids(view) == before, change
+        assert view.sceneRect() == scene_rect
+        if hook is not None:
+            assert view.node_title(hook) == title
+        for h in view.node_names():             # the numbers follow the new config
+            assert view.node_texts(h) == strip(session, h, 0), (change, h)
+    assert view.node_title("ln2.hook_normalized") == "x/rms"
+    assert view.node_texts("attn.hook_attn_scores")[1:] == ["-∞"] * 4
+    # undo walks back through the same items
+    session.undo_stack.undo()
+    assert view.node_title("mlp.hook_post") == "GELU · post"
+    assert all_item_ids(view) == before
+    # a change of layout does rebuild
+    session.set_config(residual=False)
+    assert all_item_ids(view)["nodes"] != before["nodes"]
+    assert [e for e in view.edges() if e[2] == "residual"] == []
+    view.close()
+
+
+def test_an_edited_title_keeps_its_place(qtbot):
+    session, view = make(qtbot)
+    node = view.node_item("mlp.hook_post")
+    line = node.title_lines[0]
+    centre = line.mapRectToScene(line.boundingRect()).center().x()
+    session.set_config(activation="identity")
+    assert view.node_title("mlp.hook_post") == "id · post"
+    assert line.mapRectToScene(line.boundingRect()).center().x() == pytest.approx(centre, abs=0.5)
+    view.close()
+
+
+def test_colour_limits_are_steady_and_only_widen(qtbot):
+    from app import style
+    session, view = make(qtbot)
+    hooks = view.node_names()
+    limits = {h: view.node_limit(h) for h in hooks}
+    for h in hooks:
+        assert limits[h] == style.limit_for(session.trace[h])     # from the trace when built
+    # a small edit: every limit stays
+    assert session.set_value("W_in", (0, 1), float(session.tensor("W_in")[0, 1]) + 0.05)
+    assert {h: view.node_limit(h) for h in hooks} == limits
+    # the tints are the values on those limits
+    node = view.node_item("mlp.hook_pre")
+    row = session.trace["mlp.hook_pre"][0]
+    for cell, value in zip(node.cells, row):
+        assert cell.brush().color() == style.tint(float(value), limits["mlp.hook_pre"])
+    # a value past its limit widens it
+    assert session.set_value("W_in", (0, 0), 40.0)
+    biggest = np.abs(session.trace["mlp.hook_pre"]).max()
+    assert biggest > limits["mlp.hook_pre"]
+    wide = view.node_limit("mlp.hook_pre")
+    assert wide >= biggest
+    for cell, value in zip(node.cells, session.trace["mlp.hook_pre"][0]):
+        assert cell.brush().color() == style.tint(float(value), wide)
+    # going back does not narrow it (no jumping colours); untouched nodes never moved
+    session.undo_stack.undo()
+    assert view.node_limit("mlp.hook_pre") == wide
+    assert view.node_limit("hook_resid_pre") == limits["hook_resid_pre"]
+    # a scenario load starts again from its own trace
+    session.load(load_scenario(SCENARIOS / "block-default.json"))
+    assert {h: view.node_limit(h) for h in hooks} == limits
+    # so does a new layout
+    session.set_value("W_in", (0, 0), 40.0)
+    session.set_config(d_ff=3)
+    for h in view.node_names():
+        assert view.node_limit(h) == style.limit_for(session.trace[h]), h
+    view.close()
+
+
 def test_highlight_dims_the_rest(qtbot):
     session, view = make(qtbot)
     view.set_highlight({"attn.hook_attn_scores", "attn.hook_pattern"})

@@ -117,6 +117,78 @@ def test_activation_points_are_the_selected_tokens_pre_activations(plots, sessio
     assert x_low <= x.min() and x.max() <= x_high and y_low <= y.min() and y.max() <= y_high
 
 
+def test_huge_pre_activations_keep_the_curve_small(plots, session):
+    """±1e6 inputs and weights (allowed values) once froze the tab or ran it out of memory."""
+    from core.analysis import MAX_CURVE_POINTS
+    plots.show_tab("activation")
+    assert session.set_config(norm="none")
+    T, d = session.tensor("inputs").shape
+    for t in range(T):
+        for j in range(d):
+            assert session.set_value("inputs", (t, j), 1e6)
+    rows, columns = session.tensor("W_in").shape
+    for i in range(rows):
+        for j in range(columns):
+            assert session.set_value("W_in", (i, j), 1e6)
+    pre = session.trace["mlp.hook_pre"][0]
+    assert np.abs(pre).max() > 1e12
+    x, y = (np.asarray(a) for a in plots.activation_curve.getData())
+    assert 2 <= len(x) <= MAX_CURVE_POINTS == 2001
+    assert np.isfinite(x).all() and np.isfinite(y).all()
+    assert x[0] <= pre.min() and x[-1] >= pre.max()           # the curve reaches every point
+    np.testing.assert_array_equal(y, activate_values("relu", x))
+    px, py = scatter_xy(plots.activation_points)
+    np.testing.assert_array_equal(px, pre)
+    np.testing.assert_array_equal(py, activate_values("relu", pre))
+    (x_low, x_high), (y_low, y_high) = plots.activation_tab.plot.vb.viewRange()
+    assert x_low <= px.min() and px.max() <= x_high and y_low <= py.min() and py.max() <= y_high
+
+
+def test_hidden_unit_levels_stay_put_and_only_widen(plots, session):
+    plots.show_tab("hidden")
+    pre_item, post_item = plots.pre_image, plots.post_image
+    levels = tuple(pre_item.levels)
+    limit = levels[1]
+    assert levels == (-limit, limit) and limit >= np.abs(session.trace["mlp.hook_pre"]).max()
+    # a small edit: the colours keep their meaning
+    assert session.set_value("W_in", (0, 1), float(session.tensor("W_in")[0, 1]) + 0.05)
+    assert tuple(plots.pre_image.levels) == levels == tuple(post_item.levels)
+    assert tuple(plots.hidden_tab.bar.levels()) == levels
+    # a value past the limit widens it, so the extreme value still stands out
+    assert session.set_value("W_in", (0, 0), 40.0)
+    biggest = max(np.abs(session.trace["mlp.hook_pre"]).max(), np.abs(session.trace["mlp.hook_post"]).max())
+    assert biggest > limit
+    wide = tuple(plots.pre_image.levels)
+    assert wide[1] >= biggest and wide == (-wide[1], wide[1]) and wide[1] > limit
+    assert tuple(post_item.levels) == wide == tuple(plots.hidden_tab.bar.levels())
+    # undoing it does not narrow them again: no jumps back and forth while editing
+    session.undo_stack.undo()
+    assert tuple(plots.pre_image.levels) == wide
+    # a freshly loaded scenario starts from its own numbers
+    session.load(load_scenario(SCENARIOS / "block-default.json"))
+    assert tuple(plots.pre_image.levels) == levels
+    # a new structure too
+    assert session.set_config(d_ff=8)
+    from app.style import limit_for
+    fresh = max(limit_for(session.trace["mlp.hook_pre"]), limit_for(session.trace["mlp.hook_post"]))
+    assert tuple(plots.pre_image.levels) == (-fresh, fresh)
+
+
+def test_history_shows_at_most_the_last_500_steps(plots, session):
+    from app.plots import MAX_HISTORY_SHOWN
+    plots.show_tab("mse")
+    session.mse_history.extend(np.linspace(0.1, 0.9, 700).tolist())
+    assert session.set_value("W_in", (1, 1), 0.25)
+    total = len(session.mse_history)
+    assert total == 702                                   # the session keeps every step
+    x, y = (np.asarray(a) for a in plots.history_curve.getData())
+    assert MAX_HISTORY_SHOWN == 500 and len(x) == len(y) == 500
+    np.testing.assert_array_equal(y, session.mse_history[-500:])
+    np.testing.assert_array_equal(x, np.arange(total - 500, total))   # steps keep their numbers
+    (x_low, x_high), _ = plots.mse_tab.history_plot.vb.viewRange()
+    assert x_low <= x[0] and x[-1] <= x_high and x_low > 0
+
+
 def test_gated_ffn_marks_the_gate_values(plots, session):
     assert session.set_config(gated=True, activation="silu")
     gate = session.trace["mlp.hook_gate"][0]

@@ -307,3 +307,128 @@ def test_a_hidden_panel_catches_up_when_shown(lab_panel, qtbot):
     qtbot.waitExposed(panel)
     assert column(panel, OUTPUT_COLUMN) == ["1.000", "0.000", "2.000", "1.000"]
     assert find(panel, QComboBox, "xorActivation").currentData() == "identity"
+
+
+# --- typed numbers: only finite, in-range values go in; anything else is refused aloud ----------------
+def enter(qtbot, spin, text: str) -> None:
+    spin.setFocus()
+    spin.lineEdit().setText(text)                # as pasted: setText bypasses the line edit's validator
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "-inf", "1e9", "−2e6", "1e999", "abc", "", "1e", "−", "1,000", "0,5"])
+def test_a_bias_that_is_not_a_finite_number_in_range_is_refused_with_a_message(lab_panel, qtbot, text):
+    session, panel = lab_panel
+    panel.set_focus("bias")
+    spin = find(panel, QDoubleSpinBox, "xorBiasSpin")
+    before = session.tensor("b_in").copy()
+    depth = session.undo_stack.count()
+    with qtbot.waitSignal(session.message, timeout=1000) as blocker:
+        enter(qtbot, spin, text)
+    assert np.array_equal(session.tensor("b_in"), before)
+    assert session.undo_stack.count() == depth
+    assert blocker.args[0].strip()
+    assert spin.value() == -1 and spin.text() == "−1"        # the old value is shown again
+
+
+def test_a_finite_bias_goes_in(lab_panel, qtbot):
+    session, panel = lab_panel
+    panel.set_focus("bias")
+    spin = find(panel, QDoubleSpinBox, "xorBiasSpin")
+    with qtbot.assertNotEmitted(session.message):
+        enter(qtbot, spin, "0.25")
+    assert session.tensor("b_in")[1] == 0.25
+    with qtbot.assertNotEmitted(session.message):
+        enter(qtbot, spin, "−5e-1")                           # Unicode minus and an exponent
+    assert session.tensor("b_in")[1] == -0.5
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), "-25e-2")                # typed: "e" is no longer dropped
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    assert session.tensor("b_in")[1] == -0.25
+
+
+def test_typing_an_out_of_range_number_is_told_not_clamped(lab_panel, qtbot):
+    session, panel = lab_panel
+    panel.set_focus("bias")
+    spin = find(panel, QDoubleSpinBox, "xorBiasSpin")
+    spin.setFocus()
+    spin.lineEdit().selectAll()
+    with qtbot.waitSignal(session.message, timeout=1000) as blocker:
+        qtbot.keyClicks(spin.lineEdit(), "1e9")
+        assert spin.lineEdit().text().endswith("1e9")          # not "19": every key stays
+        qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    assert "1,000,000" in blocker.args[0]
+    assert session.tensor("b_in")[1] == -1
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), "nan")                    # letters cannot be typed at all
+    assert "n" not in spin.lineEdit().text()
+
+
+def test_leaving_a_spin_with_an_unacceptable_text_keeps_the_value(lab_panel, qtbot):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QFocusEvent
+    from PySide6.QtWidgets import QApplication
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    spin = find(panel, QDoubleSpinBox, "xorW_out_1")          # the drawn FFN's spins behave the same
+    with qtbot.waitSignal(session.message, timeout=1000):
+        spin.lineEdit().setText("× inf")
+        QApplication.sendEvent(spin, QFocusEvent(QEvent.Type.FocusOut, Qt.FocusReason.TabFocusReason))
+    assert session.tensor("W_out")[1, 0] == -2 and spin.text() == "× −2"
+    with qtbot.waitSignal(session.message, timeout=1000):
+        enter(qtbot, spin, "nan")
+    assert session.tensor("W_out")[1, 0] == -2
+    enter(qtbot, spin, "× −1.5")
+    assert session.tensor("W_out")[1, 0] == -1.5
+
+
+def test_spin_validation_states(lab_panel):
+    from PySide6.QtGui import QValidator
+    _, panel = lab_panel
+    spin = find(panel, QDoubleSpinBox, "xorSpinA")            # range −2 … 2, no prefix
+    state = lambda text: spin.validate(text, len(text))[0]    # noqa: E731
+    for text in ("0.25", "−1.5", "-2", "2", "1.", "2e-1", "−.5"):
+        assert state(text) == QValidator.State.Acceptable, text
+    for text in ("", "-", "−", "+", ".", "1e", "1e-", "1e−", "1E+", "3", "−2.5", "1e9"):
+        assert state(text) == QValidator.State.Intermediate, text
+    for text in ("nan", "inf", "-inf", "abc", "e", "1e1e", "1..2", "0x10", "1 2", "1,5", "1_0"):
+        assert state(text) == QValidator.State.Invalid, text
+
+
+def test_a_linear_parameter_outside_its_range_is_refused(lab_panel, qtbot):
+    session, panel = lab_panel
+    panel.set_focus("naive")
+    spin = find(panel, QDoubleSpinBox, "xorSpinA")
+    with qtbot.waitSignal(session.message, timeout=1000) as blocker:
+        enter(qtbot, spin, "5")
+    assert panel.linear.model.a == 1 and spin.value() == 1
+    assert "−2" in blocker.args[0] and "2" in blocker.args[0]
+
+
+# --- a lesson step (or its reset) starts the linear try over -------------------------------------------
+@pytest.mark.parametrize("with_state", [False, True])
+def test_loading_the_step_again_resets_the_linear_model(lab_panel, qtbot, with_state):
+    session, panel = lab_panel
+    panel.set_focus("naive")
+    initial = panel.linear.model
+    assert initial == lab.Linear(1, 1, 0)
+    enter(qtbot, find(panel, QDoubleSpinBox, "xorSpinA"), "−1.5")
+    find(panel, QSlider, "xorSliderC").setValue(30)
+    assert panel.linear.model == lab.Linear(-1.5, 1, 0.3)
+    session.load(session.loaded, session.state if with_state else None)    # what the lesson does
+    assert panel.linear.model == initial
+    assert find(panel, QDoubleSpinBox, "xorSpinA").value() == 1
+    assert find(panel, QSlider, "xorSliderA").value() == 100
+    assert find(panel, QSlider, "xorSliderC").value() == 0
+    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}" for v in lab.linear_outputs(session.state.inputs, initial)]
+    panel.set_focus("failure")
+    assert "a = 1, b = 1, c = 0:" in plain(find(panel, QLabel, "xorProof"))
+
+
+def test_the_counts_shown_are_cores(lab_panel):
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    pick(panel, "xorActivation", "identity")
+    right = lab.count_right(session.trace["hook_resid_post"], session.state.targets)
+    assert right == 3
+    assert f"{right} of 4" in plain(find(panel, QLabel, "xorThreshold"))

@@ -5,7 +5,8 @@ import pytest
 from core.block import forward, mse
 from core.scenario import load_scenario
 from core.xor_lab import (
-    Linear, best_linear, bias_sweep, collapsed_linear, constant_mse, first_to_flip, format_value,
+    Flip, Linear, best_linear, bias_sweep, collapsed_linear, constant_mse, count_right, first_to_flip, format_value,
+    has_flipped,
     identity_sides, lab_mismatches, linear_formula, linear_mse, linear_mse_curve, linear_mse_landscape,
     linear_outputs, linear_proof, lit_pattern, lit_rows, neuron_formula, neuron_maps, neuron_terms,
     output_terms, outputs_with, target_sides, verdicts,
@@ -227,3 +228,25 @@ def test_the_output_is_neuron_one_minus_twice_neuron_two(xor):
     assert output_formula(xor.weights) == "h₁ − 2·h₂"
     sweep = bias_sweep(xor.config, xor.weights, xor.inputs, xor.targets)
     assert always_right(sweep, xor.targets).tolist() == [False, True, True, False]
+
+
+def test_count_right_cuts_at_the_threshold(xor):
+    assert count_right(np.array([1.0, 0.0, 0.0, 1.0]), xor.targets) == 4
+    assert count_right(np.array([[1.0], [0.0], [2.0], [1.0]]), xor.targets) == 3      # T×1 as the trace gives it
+    assert count_right(np.array([0.5, 0.5, 0.5, 0.5]), xor.targets) == 2                # 0.5 is not above 0.5
+    assert count_right(np.array([0.6, 0.6, 0.6, 0.6]), xor.targets, threshold=0.7) == 2
+    assert isinstance(count_right(np.zeros(4), xor.targets), int)
+    for activation, right in (("relu", 4), ("gelu_tanh", 4), ("identity", 3)):
+        outputs = forward(with_activation(xor, activation), xor.weights, xor.inputs).output
+        assert count_right(outputs, xor.targets) == right == int(np.sum(verdicts(outputs, xor.targets)))
+
+
+def test_has_flipped_once_the_bias_reaches_the_first_flip(xor):
+    flip = first_to_flip(xor.config, xor.weights, xor.inputs, xor.targets)          # −0.75
+    assert not has_flipped(-1.0, flip)
+    assert not has_flipped(-0.76, flip)
+    assert not has_flipped(flip.value - 1e-6, flip)
+    assert has_flipped(flip.value - 1e-12, flip)                                    # within the tolerance
+    assert has_flipped(-0.75, flip) and has_flipped(0.0, flip)
+    assert has_flipped(-1.0, Flip((BAD,), -1.0, True))                              # wrong from the start
+    assert not has_flipped(0.0, None)                                               # nothing ever flips
