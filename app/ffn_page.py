@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QFram
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from app import style  # noqa: F401  (configures pyqtgraph before any plot exists)
-from app.style import format_number
+from app.style import format_number, quiet_plot
+from app.style import font as style_font
 from core.ffn_page import (EXPLORER_NAMES, FORMULA_TERMS, GPT2_D_FF, GPT2_D_MODEL, SCALE_GRID, SHAPE_BLOCKS,
                            SHAPE_SCALES, SHAPE_SYMBOLS, VASWANI_BASE_D_FF, VASWANI_D_MODEL, VASWANI_SOURCE,
                            VASWANI_WIDTH, ScalingResult, ShapeView, ShuffleResult, ffn_parameter_parts,
@@ -40,11 +41,7 @@ LINE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9"
 
 
 # --- small helpers -------------------------------------------------------------------------
-def _font(points: float, bold: bool = False) -> QFont:
-    font = QFont()
-    font.setPointSizeF(points)
-    font.setBold(bold)
-    return font
+_font = style_font
 
 
 def _label(object_name: str = "", points: float = TEXT_PT, bold: bool = False, rich: bool = False) -> QLabel:
@@ -112,15 +109,7 @@ class _PlotWidget(pg.PlotWidget):
 
 
 def _new_plot(widget: pg.PlotWidget) -> pg.PlotItem:
-    """Projector-size ticks, no mouse panning (a learner cannot lose the view)."""
-    plot = widget.getPlotItem()
-    for side in ("left", "bottom"):
-        plot.getAxis(side).setTickFont(_font(TICK_PT))
-        plot.getAxis(side).enableAutoSIPrefix(False)
-    plot.setMenuEnabled(False)
-    plot.hideButtons()
-    plot.setMouseEnabled(x=False, y=False)
-    return plot
+    return quiet_plot(widget.getPlotItem(), TICK_PT)
 
 
 class _Part(QWidget):

@@ -11,7 +11,6 @@ LOG_PATH = Path.home() / ".blocklab" / "blocklab.log"
 
 
 def _application(language: str | None):
-    from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QApplication
 
     from . import i18n

@@ -221,7 +221,6 @@ class LessonBar(QWidget):
 
     def _step_changed(self) -> None:
         controller = self.controller
-        step = controller.step
         self.steps.setCurrentIndex(controller.index)
         self.counter.setText(f"{controller.index + 1} / {len(controller.lesson)}")
         self.previous.setEnabled(controller.index > 0)

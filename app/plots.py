@@ -11,11 +11,12 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QLabel, QPushButton, QSizePolicy, QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
 
 from app import style  # noqa: F401  (configures row-major images before any plot exists)
-from app.style import DIVERGING, format_number, limit_for
+from app.style import DIVERGING, format_number, limit_for, quiet_plot, set_axis_label, set_title
+from app.style import font as style_font
 from core.analysis import activate_values, activation_curve, activation_range, mse_sweep, sweep_range
 from core.functions import ACTIVATION_FORMULAS
 
@@ -39,35 +40,21 @@ CURVE_COLOUR = "#0072B2"
 
 
 # --- shared helpers ------------------------------------------------------------------------
-def _font(points: float, bold: bool = False) -> QFont:
-    font = QFont()
-    font.setPointSizeF(points)
-    font.setBold(bold)
-    return font
+_font = style_font
 
 
 def _new_plot() -> pg.PlotItem:
-    """A plot item with projector-size ticks and no mouse panning (a learner cannot lose the view)."""
-    plot = pg.PlotItem()
-    for side in ("left", "bottom"):
-        plot.getAxis(side).setTickFont(_font(TICK_PT))
-        plot.getAxis(side).enableAutoSIPrefix(False)   # "(x0.001)" beside a label confuses learners
-    plot.setMenuEnabled(False)
-    plot.hideButtons()
-    plot.setMouseEnabled(x=False, y=False)
+    plot = quiet_plot(pg.PlotItem(), TICK_PT)
     plot.vb.setDefaultPadding(0.0)
     return plot
 
 
 def _label(plot: pg.PlotItem, side: str, text: str) -> None:
-    axis = plot.getAxis(side)
-    if axis.labelText != text or not axis.label.isVisible():   # re-laying out text costs: only on change
-        plot.setLabel(side, text, **{"font-size": LABEL_PT})
+    set_axis_label(plot, side, text, LABEL_PT)
 
 
 def _title(plot: pg.PlotItem, text: str) -> None:
-    if plot.titleLabel.text != text or not plot.titleLabel.isVisible():
-        plot.setTitle(text, size=TITLE_PT)
+    set_title(plot, text, TITLE_PT)
 
 
 def _colour_bar(colour_map: pg.ColorMap, levels: tuple[float, float]) -> pg.ColorBarItem:

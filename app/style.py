@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, useOpenGL=False,
                     background="w", foreground="#222222")
@@ -54,3 +54,35 @@ def format_number(value: float, decimals: int = DECIMALS) -> str:
         return NEGATIVE_INFINITY_TEXT
     text = f"{value:.{decimals}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+# --- shared plot and text helpers --------------------------------------------------------
+def font(points: float, bold: bool = False) -> QFont:
+    result = QFont()
+    result.setPointSizeF(points)
+    result.setBold(bold)
+    return result
+
+
+def quiet_plot(plot: pg.PlotItem, tick_points: float) -> pg.PlotItem:
+    """Projector-size ticks, no "(x0.001)" prefixes, no menu, no mouse panning: a learner
+    cannot lose the view."""
+    for side in ("left", "bottom"):
+        plot.getAxis(side).setTickFont(font(tick_points))
+        plot.getAxis(side).enableAutoSIPrefix(False)
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.setMouseEnabled(x=False, y=False)
+    return plot
+
+
+def set_title(plot: pg.PlotItem, text: str, size: str) -> None:
+    """Set a plot title only when it changes (re-laying out text costs on every edit)."""
+    if plot.titleLabel.text != text or not plot.titleLabel.isVisible():
+        plot.setTitle(text, size=size)
+
+
+def set_axis_label(plot: pg.PlotItem, side: str, text: str, size: str) -> None:
+    axis = plot.getAxis(side)
+    if axis.labelText != text or not axis.label.isVisible():
+        plot.setLabel(side, text, **{"font-size": size})

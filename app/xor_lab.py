@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, QRectF, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QValidator
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QValidator
 from PySide6.QtWidgets import (
     QAbstractItemView, QButtonGroup, QComboBox, QDoubleSpinBox, QFrame, QGridLayout,
     QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QSlider, QStackedWidget, QTableWidget,
@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 
 from app import style  # noqa: F401  (configures row-major images before any plot exists)
 from app.session import parse_number
-from app.style import DIVERGING, format_number, limit_for, nice_limit
+from app.style import DIVERGING, format_number, limit_for, nice_limit, quiet_plot, set_axis_label, set_title
+from app.style import font as style_font
 from core import xor_lab as lab
 from core.scenario import MAX_ABS_VALUE
 
@@ -58,11 +59,7 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("XorLabPanel", text)
 
 
-def _font(points: float, bold: bool = False) -> QFont:
-    font = QFont()
-    font.setPointSizeF(points)
-    font.setBold(bold)
-    return font
+_font = style_font
 
 
 def _label(name: str, points: float = TEXT_PT, wrap: bool = True) -> QLabel:
@@ -93,26 +90,18 @@ def _names(tokens: tuple[str, ...], rows) -> str:
 
 
 def _new_plot(title: str = "") -> pg.PlotItem:
-    plot = pg.PlotItem()
-    for side in ("left", "bottom"):
-        plot.getAxis(side).setTickFont(_font(TICK_PT))
-        plot.getAxis(side).enableAutoSIPrefix(False)
-    plot.setMenuEnabled(False)
-    plot.hideButtons()
-    plot.setMouseEnabled(x=False, y=False)
+    plot = quiet_plot(pg.PlotItem(), TICK_PT)
     if title:
-        plot.setTitle(title, size="11pt")
+        _title(plot, title)
     return plot
 
 
 def _axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
-    if plot.getAxis(side).labelText != text:
-        plot.setLabel(side, text, **{"font-size": "11pt"})
+    set_axis_label(plot, side, text, "11pt")
 
 
 def _title(plot: pg.PlotItem, text: str) -> None:
-    if plot.titleLabel.text != text:
-        plot.setTitle(text, size="11pt")
+    set_title(plot, text, "11pt")
 
 
 def _graphics(name: str) -> pg.GraphicsLayoutWidget:

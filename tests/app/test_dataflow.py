@@ -1,7 +1,6 @@
 """The dataflow panel: one node per hook, the block's real structure, clicks select, edits update in place."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -169,18 +168,6 @@ def test_weight_edit_updates_numbers_in_place(qtbot):
     assert view.node_texts("mlp.hook_pre") == strip(session, "mlp.hook_pre", 0)
     assert view.node_texts("mlp.hook_pre") != shown_before
     assert view.node_texts("hook_resid_post") == strip(session, "hook_resid_post", 0)
-    view.close()
-
-
-def test_an_edit_updates_the_view_quickly(qtbot):
-    session, view = make(qtbot)
-    timings = []
-    for k in range(15):
-        start = time.perf_counter()
-        session.set_value("W_in", (0, 1), 0.1 * k)
-        view.viewport().repaint()
-        timings.append(time.perf_counter() - start)
-    assert sorted(timings)[len(timings) // 2] < 0.016
     view.close()
 
 

@@ -278,7 +278,7 @@ def test_misconception_one_summarises_the_live_shuffle(qtbot, lab):
     click(qtbot, find(panel, QPushButton, "ffnShuffle"))
     click(qtbot, find(panel, QPushButton, "ffnShuffle"))
     second = shuffle_demo(load_scenario(SCENARIOS / "block-default.json"), shuffle_permutation(5, 1))
-    assert f"shuffle #2: 5 of 5 FFN rows" in summary.text()
+    assert "shuffle #2: 5 of 5 FFN rows" in summary.text()
     assert f"output of {second.attention_changed_count} of 5 tokens" in summary.text()
 
 

@@ -1,5 +1,4 @@
 """The whole explorer window, driven the way a learner does, through the blocklab plugin."""
-import json
 import subprocess
 import sys
 

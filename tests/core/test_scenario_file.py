@@ -2,12 +2,10 @@
 refused with one line that names the field; saving is atomic."""
 from __future__ import annotations
 
-import copy
 import json
 import os
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pytest
