@@ -105,8 +105,8 @@ def plan(config) -> tuple[list[RowSpec], list[EdgeSpec]]:
     """Rows of columns of hooks, and the edges between them, for a block configuration."""
     edges: list[EdgeSpec] = []
     rows: list[RowSpec] = []
-    pre_norm = config.has_norm and config.norm_placement == "pre"
-    post_norm = config.has_norm and config.norm_placement == "post"
+    pre_norm = config.pre_norm
+    post_norm = config.post_norm
 
     if config.attention:
         columns: list[list[str]] = [[X]]
@@ -592,7 +592,7 @@ class DataflowView(QGraphicsView):
     # --- titles ------------------------------------------------------------------------------
     def _titles(self) -> dict[str, str]:
         config = self.session.config
-        post_norm = config.has_norm and config.norm_placement == "post"
+        post_norm = config.post_norm
         residual = config.residual
         scale = "σ" if config.norm == "layernorm" else "rms"
         normalized = "(x−μ)/σ" if config.norm == "layernorm" else "x/rms"

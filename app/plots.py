@@ -453,7 +453,7 @@ class ResidualTab(_Tab):
 
     def _stages(self) -> list[str]:
         trace, config = self.session.trace, self.session.config
-        post_norm = config.has_norm and config.norm_placement == "post"
+        post_norm = config.post_norm
         # Pre-norm ln*.hook_in repeat x and mid; only post-norm ones are new (the sums).
         return [hook for hook, only_post in self.STAGES if hook in trace and (post_norm or not only_post)]
 

@@ -17,7 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from core.analysis import Invariant, invariants
 from core.block import Trace, forward, mse
 from core.config import BlockConfig, ConfigError, weight_shapes
-from core.scenario import MAX_ABS_VALUE, Scenario
+from core.scenario import MAX_ABS_VALUE, Scenario, check_finite
 from core.weights import adapt_weights, filled
 
 INPUTS = "inputs"
@@ -197,14 +197,14 @@ class Session(QObject):
 
     # --- editing --------------------------------------------------------------------------
     def check_value(self, value: float | None, text: str = "") -> str | None:
-        """Why a value cannot go in a cell, or None if it can."""
+        """Why a value cannot go in a cell, or None if it can (the rule is core's check_finite)."""
         if value is None:
             return self.tr("“%1” is not a number; the cell keeps its value.").replace("%1", text[:40])
-        if not math.isfinite(value):
+        if check_finite(value):
+            return None
+        if math.isnan(value) or math.isinf(value):
             return self.tr("NaN and infinity are not allowed; the cell keeps its value.")
-        if abs(value) > MAX_ABS_VALUE:
-            return self.tr("Values must lie within ±1,000,000; the cell keeps its value.")
-        return None
+        return self.tr("Values must lie within ±1,000,000; the cell keeps its value.")
 
     def set_value(self, tensor: str, index: tuple[int, ...], value: float | None, text: str = "",
                   merge: bool = False) -> bool:

@@ -109,8 +109,7 @@ def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
     x = np.array(inputs, dtype=np.float64)      # a copy: the trace makes its arrays read-only
     weights = {name: np.asarray(value, dtype=np.float64) for name, value in weights.items()}
     hooks: dict[str, np.ndarray] = {"hook_resid_pre": x}
-    pre_norm = config.norm_placement == "pre" and config.has_norm
-    post_norm = config.norm_placement == "post" and config.has_norm
+    pre_norm, post_norm = config.pre_norm, config.post_norm
 
     # Attention sub-layer: moves information between positions.
     if config.attention:

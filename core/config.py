@@ -46,8 +46,14 @@ class BlockConfig:
         return self.norm != "none"
 
     @property
-    def has_ln1(self) -> bool:
-        return self.attention and self.has_norm
+    def pre_norm(self) -> bool:
+        """Norms sit at each sub-layer's entry (and there are norms)."""
+        return self.has_norm and self.norm_placement == "pre"
+
+    @property
+    def post_norm(self) -> bool:
+        """Norms follow each residual sum (and there are norms)."""
+        return self.has_norm and self.norm_placement == "post"
 
     @property
     def ln2_width(self) -> int:

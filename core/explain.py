@@ -72,8 +72,7 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         raise IndexError(f"{hook} has {array.ndim} axes, got an index of {len(index)}")
     value = float(array[index])
     w = {name: np.asarray(v, dtype=np.float64) for name, v in weights.items()}
-    pre_norm = config.norm_placement == "pre" and config.has_norm
-    post_norm = config.norm_placement == "post" and config.has_norm
+    pre_norm, post_norm = config.pre_norm, config.post_norm
 
     def make(kind: str, formula: str, substituted: str, terms: list[Term]) -> Explanation:
         return Explanation(hook, index, kind, formula, f"{substituted} = {fmt(value)}", tuple(terms), value)

@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .block import causal_mask, forward
+from .block import forward
 from .config import BlockConfig, weight_shapes
-from .functions import softmax
 from .params import ffn_parameters
 from .scenario import Scenario
 from .weights import adapt_weights
@@ -26,7 +25,7 @@ EXPLORER_NAMES = {"W_up": "W_in", "b_up": "b_in", "W_down": "W_out", "b_down": "
 
 def ffn_input_hook(config: BlockConfig) -> str:
     """The hook holding the x the FFN reads: ln2's output in a pre-norm block, else the mid stream."""
-    return "ln2.hook_out" if config.has_norm and config.norm_placement == "pre" else "hook_resid_mid"
+    return "ln2.hook_out" if config.pre_norm else "hook_resid_mid"
 
 
 def term_hooks(term: str, config: BlockConfig) -> list[str]:
@@ -311,28 +310,7 @@ def first_token_scaling(scenario: Scenario, scales: np.ndarray = SCALE_GRID,
     """
     scales = np.asarray(scales, dtype=np.float64)
     late = min(late_token, len(scenario.tokens) - 1)
-    out = _causal_attention_batch(scenario, scales)
-    first, later = out[:, 0].copy(), out[:, late].copy()
+    rows = [scaled_attention_rows(scenario, float(scale), late) for scale in scales]   # the block's own forward
+    first = np.array([row[0] for row in rows])
+    later = np.array([row[1] for row in rows])
     return ScalingResult(scales, first, later, late, second_difference(first), second_difference(later))
-
-
-def _causal_attention_batch(scenario: Scenario, scales: np.ndarray) -> np.ndarray:
-    """hook_attn_out (S×T×d) under a causal mask for every scale of the first token's row at once.
-
-    The same steps as core.block's attention, with a leading batch axis so that a whole grid
-    costs one pass (the tests check it against `forward` point by point)."""
-    if not scenario.config.attention:
-        raise ValueError("scenario: expected a block with attention")
-    config, w = scenario.config, {name: np.asarray(a, dtype=np.float64) for name, a in scenario.weights.items()}
-    x = np.repeat(np.asarray(scenario.inputs, dtype=np.float64)[None], len(scales), axis=0)   # (S, T, d)
-    x[:, 0] *= scales[:, None]
-    T = x.shape[1]
-    blocked = causal_mask(T)
-    out = np.zeros_like(x)
-    for h in range(config.n_heads):
-        q = x @ w["W_Q"][h] + w["b_Q"][h]                                    # (S, T, dh)
-        k = x @ w["W_K"][h] + w["b_K"][h]
-        v = x @ w["W_V"][h] + w["b_V"][h]
-        scores = np.where(blocked, -np.inf, q @ k.transpose(0, 2, 1) / np.sqrt(config.d_head))   # (S, T, T)
-        out += (softmax(scores) @ v) @ w["W_O"][h]                           # (S, T, d)
-    return out + w["b_O"]
