@@ -161,7 +161,7 @@ class _CellNumbers:
         if vb.width() <= 0 or vb.height() <= 0 or x1 <= x0 or y1 <= y0:
             return True            # not laid out yet: decide at the first resize
         cell_width, cell_height = vb.width() / (x1 - x0), vb.height() / (y1 - y0)
-        return (cell_width >= self.metrics.horizontalAdvance(self.widest) + 4
+        return (cell_width >= self.metrics.horizontalAdvance(self.widest)
                 and cell_height >= self.metrics.height())
 
 
