@@ -827,7 +827,7 @@ class FfnShufflePart(_DemoPart):
             "An honest footnote: this toy block has no position information, so with the full mask its attention "
             "would only reorder its rows too (largest change %1). It still moves information between tokens — "
             "every row mixes all of them; the causal mask is what makes order visible here.")
-            .replace("%1", format_number(float(result.full_attention_change.max()), 6)))
+            .replace("%1", format_number(result.largest_full_attention_change, 6)))
 
     @staticmethod
     def _fill(table: QTableWidget, row: int, token: str, before: np.ndarray, after: np.ndarray | None,

@@ -258,7 +258,7 @@ class Session(QObject):
 
     def reset_tensor(self, tensor: str) -> bool:
         """Back to the scenario as loaded (if the tensor existed then with this shape)."""
-        original = self._loaded_tensor(tensor)
+        original = self.loaded_tensor(tensor)
         if original is None or original.shape != self.tensor(tensor).shape:
             self.message.emit(self.tr("%1 was not in the scenario as loaded; nothing to reset to.").replace("%1", tensor))
             return False
@@ -269,7 +269,7 @@ class Session(QObject):
         self._push(State(loaded.config, loaded.inputs, dict(loaded.weights), loaded.targets),
                    self.tr("Reset everything"))
 
-    def _loaded_tensor(self, tensor: str) -> np.ndarray | None:
+    def loaded_tensor(self, tensor: str) -> np.ndarray | None:
         if tensor == INPUTS:
             return self.loaded.inputs
         if tensor == TARGETS:

@@ -146,18 +146,10 @@ class WeightTableModel(QAbstractTableModel):
         taken from the tensor as loaded, or from the first values seen if it was not loaded."""
         limit = self._limits.get(self._name)
         if limit is None:
-            loaded = self._loaded_tensor()
+            loaded = self._session.loaded_tensor(self._name)
             limit = style.limit_for(loaded if loaded is not None else self.tensor())
             self._limits[self._name] = limit
         return limit
-
-    def _loaded_tensor(self) -> np.ndarray | None:
-        loaded = self._session.loaded
-        if self._name == INPUTS:
-            return loaded.inputs
-        if self._name == TARGETS:
-            return loaded.targets
-        return loaded.weights.get(self._name)
 
     # --- header labels --------------------------------------------------------------------
     def _labels(self) -> tuple[list[str], list[str]]:

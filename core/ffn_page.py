@@ -188,6 +188,10 @@ class ShuffleResult:
     full_attention_change: np.ndarray  # the same with the full mask (no positions in this block)
 
     @property
+    def largest_full_attention_change(self) -> float:
+        return float(np.max(self.full_attention_change))
+
+    @property
     def shuffled_tokens(self) -> tuple[str, ...]:
         return tuple(self.tokens[i] for i in self.permutation)
 
