@@ -94,7 +94,8 @@ def run_gui(file: Path, language: str | None) -> int:
         print(f"blocklab: {error}", file=sys.stderr)
         return 2
     sys.excepthook = _exception_hook
-    window.resize(1280, 800)
+    available = app.primaryScreen().availableGeometry()
+    window.resize(min(1280, available.width()), min(800, available.height()))
     window.show()
     return app.exec()
 

@@ -30,7 +30,7 @@ CELL_DECIMALS = 2            # numbers on heatmap cells: short enough to fit a c
 TICK_PT = 11
 LABEL_PT = "11pt"
 TITLE_PT = "12pt"
-CELL_PT = 10
+CELL_PT = 9
 
 SEQUENTIAL = pg.colormap.get("viridis")   # ships with pyqtgraph: no network needed
 # Okabe–Ito colours: told apart with the common colour-vision deficiencies.
@@ -161,7 +161,7 @@ class _CellNumbers:
         if vb.width() <= 0 or vb.height() <= 0 or x1 <= x0 or y1 <= y0:
             return True            # not laid out yet: decide at the first resize
         cell_width, cell_height = vb.width() / (x1 - x0), vb.height() / (y1 - y0)
-        return (cell_width >= self.metrics.horizontalAdvance(self.widest)
+        return (cell_width >= self.metrics.horizontalAdvance(self.widest) + 3
                 and cell_height >= self.metrics.height())
 
 
