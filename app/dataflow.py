@@ -101,6 +101,16 @@ def _norm_cluster(prefix: str, edges: list[EdgeSpec]) -> list[list[str]]:
     return [[hook_in], [scale, normalized], [out]]
 
 
+def _pre_norm_entry(prefix: str, stream: str, columns: list[list[str]], band: list[str],
+                    edges: list[EdgeSpec]) -> str:
+    """Draw a pre-norm at a sub-layer's entry, on its branch; returns what the sub-layer reads."""
+    cluster = _norm_cluster(prefix, edges)
+    columns += cluster
+    band += [hook for column in cluster for hook in column]
+    edges.append(EdgeSpec(stream, f"{prefix}.hook_in"))
+    return f"{prefix}.hook_out"
+
+
 def plan(config) -> tuple[list[RowSpec], list[EdgeSpec]]:
     """Rows of columns of hooks, and the edges between them, for a block configuration."""
     edges: list[EdgeSpec] = []
@@ -111,13 +121,7 @@ def plan(config) -> tuple[list[RowSpec], list[EdgeSpec]]:
     if config.attention:
         columns: list[list[str]] = [[X]]
         band: list[str] = []
-        source = X
-        if pre_norm:
-            cluster = _norm_cluster("ln1", edges)
-            columns += cluster
-            band += [hook for column in cluster for hook in column]
-            edges.append(EdgeSpec(X, "ln1.hook_in"))
-            source = "ln1.hook_out"
+        source = _pre_norm_entry("ln1", X, columns, band, edges) if pre_norm else X
         # z sits under its W_O product so that V reaches it along the bottom of the row.
         columns += [[Q, K, V], [SCORES], [PATTERN], [RESULT, Z], [ATTN_OUT]]
         band += [Q, K, V, SCORES, PATTERN, RESULT, Z, ATTN_OUT]
@@ -141,13 +145,7 @@ def plan(config) -> tuple[list[RowSpec], list[EdgeSpec]]:
         edges.append(EdgeSpec(X, MID))
 
     band = []
-    source = MID
-    if pre_norm:
-        cluster = _norm_cluster("ln2", edges)
-        columns += cluster
-        band += [hook for column in cluster for hook in column]
-        edges.append(EdgeSpec(MID, "ln2.hook_in"))
-        source = "ln2.hook_out"
+    source = _pre_norm_entry("ln2", MID, columns, band, edges) if pre_norm else MID
     columns.append([PRE, GATE] if config.gated else [PRE])
     columns += [[POST], [MLP_OUT]]
     band += [PRE, GATE, POST, MLP_OUT] if config.gated else [PRE, POST, MLP_OUT]
