@@ -5,8 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-DEFAULT_SCENARIO = ROOT / "resources" / "scenarios" / "block-default.json"
+
 
 DESCRIPTION = """\
 Block Lab: explore one Transformer block (attention, FFN, residual sums, normalization)
@@ -73,8 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_trace(file: Path, out: Path | None) -> int:
     from core.block import mse
-    from core.scenario import ScenarioError, load_scenario
-    from core.trace_io import trace_json, write_trace
+    from core.formats.scenario import ScenarioError, load_scenario
+    from core.formats.trace_io import trace_json, write_trace
 
     try:
         scenario = load_scenario(file)
@@ -99,10 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "trace":
         return run_trace(args.file, args.out)
     from app.launch import run_gui, run_screenshot   # Qt is imported only for the GUI commands
+    from core.resources import default_scenario
 
     if args.command == "screenshot":
-        return run_screenshot(args.out, args.file or DEFAULT_SCENARIO, args.size, args.lang, args.lesson, args.step)
-    file = args.file if args.command == "open" else DEFAULT_SCENARIO
+        return run_screenshot(args.out, args.file or default_scenario(), args.size, args.lang, args.lesson, args.step)
+    file = args.file if args.command == "open" else default_scenario()
     return run_gui(file, args.lang)
 
 

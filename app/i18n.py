@@ -11,8 +11,9 @@ import locale
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from core.resources import i18n_dir
 
-I18N = Path(__file__).resolve().parent.parent / "resources" / "i18n"
+I18N = i18n_dir()
 LANGUAGES = ("zh", "en")
 
 

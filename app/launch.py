@@ -13,7 +13,7 @@ LOG_PATH = Path.home() / ".blocklab" / "blocklab.log"
 def _application(language: str | None):
     from PySide6.QtWidgets import QApplication
 
-    from . import i18n
+    from app import i18n
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Block Lab")
@@ -51,11 +51,11 @@ class OpenError(Exception):
 def build_window(file: Path, language: str | None, step: int | str = 0):
     """The application and a main window on `file`: a scenario, or a lesson opened at `step`
     (a 0-based position or a step id). Raises OpenError with one line if it cannot."""
-    from core.lesson import LessonError, load_lesson
-    from core.scenario import ScenarioError, load_scenario
+    from core.formats.lesson import LessonError, load_lesson
+    from core.formats.scenario import ScenarioError, load_scenario
 
-    from .main_window import MainWindow, is_lesson_file
-    from .session import Session
+    from app.main_window import MainWindow, is_lesson_file
+    from app.session import Session
 
     app, language = _application(language)
     try:
@@ -76,9 +76,9 @@ def build_window(file: Path, language: str | None, step: int | str = 0):
 
 def find_lesson(lesson_id: str) -> Path:
     """The shipped lesson file with this id, or OpenError."""
-    from core.lesson import list_lessons
+    from core.formats.lesson import list_lessons
 
-    from .lesson_panel import LESSONS
+    from app.lessons.controller import LESSONS
 
     for found_id, _title, path in list_lessons(LESSONS):
         if found_id == lesson_id:

@@ -8,17 +8,19 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QGroupBox, QLabel, QMainWindow, QMessageBox,
                                QSplitter, QStackedWidget, QVBoxLayout, QWidget)
 
-from core.lesson import FORMAT as LESSON_FORMAT
-from core.lesson import list_lessons
-from core.scenario import ScenarioError, load_scenario, save_scenario
+from core.formats.lesson import FORMAT as LESSON_FORMAT
+from core.formats.lesson import list_lessons
+from core.formats.scenario import ScenarioError, load_scenario, save_scenario
 
-from .config_panel import ConfigPanel, InvariantsPanel
-from .dataflow import DataflowView
-from .inspector import Inspector
-from .lesson_panel import LESSONS, LessonBar, LessonController, StepKeys, load_lesson_or_error
-from .plots import PlotsPanel
-from .session import Session
-from .weights_editor import WeightEditor
+from app.explorer.config_panel import ConfigPanel, InvariantsPanel
+from app.explorer.dataflow import DataflowView
+from app.explorer.inspector import Inspector
+from app.lessons.bar import LessonBar
+from app.lessons.controller import LESSONS, LessonController, load_lesson_or_error
+from app.lessons.keys import StepKeys
+from app.explorer.plots import PlotsPanel
+from app.session import Session
+from app.explorer.weights_editor import WeightEditor
 
 
 def _boxed(title: str, widget: QWidget, name: str) -> QGroupBox:
@@ -234,10 +236,10 @@ class MainWindow(QMainWindow):
         """Lab panels are built the first time a step asks for one."""
         if panel not in self.labs:
             if panel == "xor":
-                from .xor_lab import XorLabPanel
+                from app.labs.xor import XorLabPanel
                 widget = XorLabPanel(self.session)
             else:
-                from .ffn_page import FfnPagePanel
+                from app.labs.ffn_page import FfnPagePanel
                 widget = FfnPagePanel(self.session)
                 widget.termHighlighted.connect(self._term_highlighted)
             self.labs[panel] = widget

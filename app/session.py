@@ -17,7 +17,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from core.analysis import Invariant, invariants
 from core.block import Trace, forward, mse
 from core.config import BlockConfig, ConfigError, weight_shapes
-from core.scenario import MAX_ABS_VALUE, Scenario, check_finite
+from core.formats.scenario import MAX_ABS_VALUE, Scenario, check_finite
 from core.weights import adapt_weights, filled
 
 INPUTS = "inputs"

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from core.resources import scenarios_dir
 
-ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = ROOT / "resources" / "scenarios"
+SCENARIOS = scenarios_dir()
 
 
 class BlockLabDriver:

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .block import Trace, Weights, forward, mse
-from .config import BlockConfig
-from .functions import activate
+from core.block import Trace, Weights, forward, mse
+from core.config import BlockConfig
+from core.functions import activate
 
 TOLERANCE = 1e-6
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from .config import BlockConfig
-from .functions import activate, norm_parts, softmax
+from core.config import BlockConfig
+from core.functions import activate, norm_parts, softmax
 
 Weights = Mapping[str, np.ndarray]
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .block import Trace, Weights
-from .config import BlockConfig
-from .functions import ACTIVATION_FORMULAS
+from core.block import Trace, Weights
+from core.config import BlockConfig
+from core.functions import ACTIVATION_FORMULAS
 
 MAX_SHOWN_TERMS = 12   # a longer dot product is shown with its first terms and "…"
 

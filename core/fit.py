@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .block import mse
+from core.block import mse
 
 
 @dataclass(frozen=True)

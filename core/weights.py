@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .config import BlockConfig, weight_shapes
+from core.config import BlockConfig, weight_shapes
 
 FILLS = ("zero", "identity", "random")
 

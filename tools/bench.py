@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QLabel, QWidget  # noqa: E402
 
 from app.launch import build_window  # noqa: E402
 from core.block import forward  # noqa: E402
+from core.resources import default_scenario  # noqa: E402
 
 
 class PaintProbe(QObject):
@@ -49,7 +50,7 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=300)
     args = parser.parse_args()
 
-    app, window = build_window(ROOT / "resources" / "scenarios" / "block-default.json", "en")
+    app, window = build_window(default_scenario(), "en")
     window.resize(1280, 800)
     probe = PaintProbe()
     window.installEventFilter(probe)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QComboBox, QPushButton, QTableWidget
 
-from core.lesson import load_lesson
+from core.formats.lesson import load_lesson
 from tests.conftest import ROOT
 
 C4 = ROOT / "resources" / "lessons" / "c4-ffn.json"

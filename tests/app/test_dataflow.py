@@ -9,10 +9,10 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
 from app import i18n
-from app.dataflow import STRIP_DECIMALS, DataflowView
+from app.explorer.dataflow import STRIP_DECIMALS, DataflowView
 from app.session import Session
-from app.style import format_number
-from core.scenario import load_scenario
+from app.widgets.style import format_number
+from core.formats.scenario import load_scenario
 from tests.conftest import SCENARIOS
 
 
@@ -225,7 +225,7 @@ def test_an_edited_title_keeps_its_place(qtbot):
 
 
 def test_colour_limits_are_steady_and_only_widen(qtbot):
-    from app import style
+    from app.widgets import style
     session, view = make(qtbot)
     hooks = view.node_names()
     limits = {h: view.node_limit(h) for h in hooks}
@@ -348,7 +348,7 @@ def test_every_string_has_a_chinese_translation():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    source = (root / "app" / "dataflow.py").read_text(encoding="utf-8")
+    source = (root / "app" / "explorer" / "dataflow.py").read_text(encoding="utf-8")
     strings = {s.replace("\\n", "\n") for s in re.findall(r'self\.tr\("((?:[^"\\]|\\.)*)"\)', source)}
     path = root / "resources" / "i18n" / "zh" / "dataflow.json"
     table = json.loads(path.read_text(encoding="utf-8"))["DataflowView"]

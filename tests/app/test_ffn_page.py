@@ -1,4 +1,4 @@
-"""Lesson C4's FFN page: what a learner clicks and sees equals what `core.ffn_page` computes."""
+"""Lesson C4's FFN page: what a learner clicks and sees equals what `core.labs.ffn_page` computes."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,10 +6,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton, QSlider, QWidget
 
-from app.style import format_number
-from core.ffn_page import (FORMULA_TERMS, SCALE_GRID, VASWANI_WIDTH, first_token_scaling, gpt2_ffn_parameters,
+from app.widgets.style import format_number
+from core.labs.ffn_page import (FORMULA_TERMS, SCALE_GRID, VASWANI_WIDTH, first_token_scaling, gpt2_ffn_parameters,
                            shape_view, shuffle_demo, shuffle_permutation, term_hooks)
-from core.scenario import load_scenario
+from core.formats.scenario import load_scenario
 from tests.conftest import SCENARIOS
 
 PARTS = ["formula", "width", "shapes", "shuffle", "misconceptions", "summary"]
@@ -18,7 +18,7 @@ EXPECTED_HOOKS = {"x": ["hook_resid_mid"], "W_up": ["mlp.hook_pre"], "b_up": ["m
 
 
 def make_panel(qtbot, scenario: str = "c4-xor.json"):
-    from app.ffn_page import FfnPagePanel
+    from app.labs.ffn_page import FfnPagePanel
     from app.session import Session
     session = Session(load_scenario(SCENARIOS / scenario))
     panel = FfnPagePanel(session)
@@ -295,7 +295,7 @@ def test_hidden_parts_do_not_recompute_on_an_edit(qtbot, block, monkeypatch):
     session, panel = block
     panel.set_focus("formula")
     calls = []
-    import app.ffn_page as page
+    import app.labs.ffn_page as page
     monkeypatch.setattr(page, "first_token_scaling", lambda *a, **k: calls.append(1))
     assert session.set_value("W_V", (0, 0, 0), 0.7)
     assert calls == []

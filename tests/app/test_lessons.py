@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
 
-from core.lesson import load_lesson
+from core.formats.lesson import load_lesson
 from tests.conftest import ROOT
 
 R45 = ROOT / "resources" / "lessons" / "r45-ffn-residual-norm.json"

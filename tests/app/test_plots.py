@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
 from core.analysis import activate_values, activation_curve, mse_sweep, sweep_range
-from core.scenario import load_scenario
+from core.formats.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "resources" / "scenarios"
@@ -28,7 +28,7 @@ def session(qtbot):
 
 @pytest.fixture
 def plots(qtbot, session):
-    from app.plots import PlotsPanel
+    from app.explorer.plots import PlotsPanel
     panel = PlotsPanel(session)
     qtbot.addWidget(panel)
     panel.resize(800, 450)
@@ -168,13 +168,13 @@ def test_hidden_unit_levels_stay_put_and_only_widen(plots, session):
     assert tuple(plots.pre_image.levels) == levels
     # a new structure too
     assert session.set_config(d_ff=8)
-    from app.style import limit_for
+    from app.widgets.style import limit_for
     fresh = max(limit_for(session.trace["mlp.hook_pre"]), limit_for(session.trace["mlp.hook_post"]))
     assert tuple(plots.pre_image.levels) == (-fresh, fresh)
 
 
 def test_history_shows_at_most_the_last_500_steps(plots, session):
-    from app.plots import MAX_HISTORY_SHOWN
+    from app.explorer.plots import MAX_HISTORY_SHOWN
     plots.show_tab("mse")
     session.mse_history.extend(np.linspace(0.1, 0.9, 700).tolist())
     assert session.set_value("W_in", (1, 1), 0.25)
@@ -263,7 +263,7 @@ def test_history_grows_by_one_per_edit(plots, session):
 
 
 def test_no_targets_offers_the_output_as_target(qtbot):
-    from app.plots import PlotsPanel
+    from app.explorer.plots import PlotsPanel
     session = make_session("r45-ffn.json")
     plots = PlotsPanel(session)
     qtbot.addWidget(plots)
@@ -309,7 +309,7 @@ def test_items_survive_edits_and_shape_changes(plots, session):
 
 def tr_strings() -> dict[str, set[str]]:
     """Every literal passed to self.tr in app/plots.py, by class (the translation context)."""
-    tree = ast.parse((ROOT / "app" / "plots.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "app" / "explorer" / "plots.py").read_text(encoding="utf-8"))
     found: dict[str, set[str]] = {}
     for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
         for call in ast.walk(cls):
@@ -332,7 +332,7 @@ def test_every_string_has_a_chinese_translation():
 
 def test_chinese_texts_are_shown(qtbot, session):
     from app import i18n
-    from app.plots import PlotsPanel
+    from app.explorer.plots import PlotsPanel
     plots = PlotsPanel(session)
     qtbot.addWidget(plots)
     assert plots.tabText(4) == "MSE"

@@ -11,11 +11,11 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QGuiApplication, QWheelEvent
 from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionSlider
 
-from app import style
+from app.widgets import style
 from app.session import Session
-from app.weights_editor import WeightEditor
+from app.explorer.weights_editor import WeightEditor
 from core.block import forward
-from core.scenario import load_scenario
+from core.formats.scenario import load_scenario
 from core.weights import filled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -462,7 +462,7 @@ def test_columns_are_wide_enough_for_every_number(editor, session):
 # --- translations ----------------------------------------------------------------------------
 
 def test_every_string_has_a_chinese_translation():
-    source = (ROOT / "app" / "weights_editor.py").read_text(encoding="utf-8")
+    source = (ROOT / "app" / "explorer" / "weights_editor.py").read_text(encoding="utf-8")
     table = json.loads((ROOT / "resources" / "i18n" / "zh" / "weights_editor.json").read_text(encoding="utf-8"))
     missing = []
     for cls in (node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)):

@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLabel, QPushButton, QSlider, QTableWidget, QTabWidget
 
 from app.session import Session
-from app.xor_lab import PARTS, XorLabPanel
-from core import xor_lab as lab
-from core.scenario import load_scenario
+from app.labs.xor import PARTS, XorLabPanel
+from core.labs import xor as lab
+from core.formats.scenario import load_scenario
 from tests.conftest import SCENARIOS
 
 GOOD, NOT_GOOD, BAD, NOT_BAD = range(4)      # 好吃, 不好吃, 难吃, 不难吃

@@ -15,7 +15,7 @@ from core.analysis import (MAX_CURVE_POINTS, Invariant, activation_curve, activa
                            sweep_range)
 from core.block import forward, mse
 from core.functions import activate
-from core.scenario import load_scenario
+from core.formats.scenario import load_scenario
 from core.weights import adapt_weights
 from tests.conftest import SCENARIOS
 

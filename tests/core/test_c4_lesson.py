@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from core.block import forward, mse
-from core.lesson import load_lesson
+from core.formats.lesson import load_lesson
 from tests.conftest import ROOT
 
 C4 = ROOT / "resources" / "lessons" / "c4-ffn.json"

@@ -32,7 +32,7 @@ print(json.dumps({"imported": names, "modules": sorted(sys.modules)}))
     report = json.loads(result.stdout)
     expected = {f"core.{path.stem}" for path in CORE.glob("*.py") if path.stem != "__init__"}
     assert expected <= set(report["imported"])
-    assert {"core.block", "core.scenario", "core.config", "core.functions"} <= set(report["imported"])
+    assert {"core.block", "core.formats.scenario", "core.config", "core.functions"} <= set(report["imported"])
     loaded = [name for name in report["modules"] if _is_forbidden(name)]
     assert loaded == []
 

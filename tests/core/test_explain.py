@@ -4,7 +4,7 @@ import pytest
 
 from core.block import HOOK_NAMES
 from core.explain import explain
-from core.scenario import load_scenario
+from core.formats.scenario import load_scenario
 from tests.conftest import SCENARIOS
 
 

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from core.config import BlockConfig
-from core.ffn_page import (FORMULA_TERMS, GPT2_D_FF, GPT2_D_MODEL, SCALE_GRID, SHAPE_BLOCKS, SHAPE_SCALES,
+from core.labs.ffn_page import (FORMULA_TERMS, GPT2_D_FF, GPT2_D_MODEL, SCALE_GRID, SHAPE_BLOCKS, SHAPE_SCALES,
                            VASWANI_D_MODEL, VASWANI_SOURCE, VASWANI_WIDTH, edge_length, ffn_parameter_parts,
                            first_token_scaling, gpt2_ffn_parameters, rows_kept, scaled_attention_rows,
                            second_difference, shape_view, shuffle_demo, shuffle_permutation, term_hooks,
                            term_shapes, unshuffle, width_ratio)
-from core.scenario import load_scenario
+from core.formats.scenario import load_scenario
 from tests.conftest import SCENARIOS
 
 
@@ -127,7 +127,7 @@ def test_the_ffn_rows_are_the_scenario_ffn_on_each_token(block):
     result = shuffle_demo(block, shuffle_permutation(5, 0))
     # one token alone through the FFN gives the same row: nothing crosses positions
     from core.block import forward
-    from core.ffn_page import ffn_only
+    from core.labs.ffn_page import ffn_only
     config, weights = ffn_only(block)
     for t in range(5):
         alone = forward(config, weights, block.inputs[t:t + 1])["hook_mlp_out"][0]

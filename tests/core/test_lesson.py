@@ -11,7 +11,7 @@ import pytest
 
 from core.block import forward
 from core.functions import norm_parts
-from core.lesson import (PANELS, UNAVAILABLE, Lesson, LessonError, Text, list_lessons, load_lesson,
+from core.formats.lesson import (PANELS, UNAVAILABLE, Lesson, LessonError, Text, list_lessons, load_lesson,
                          parse_placeholders, render_caption)
 from tests.conftest import ROOT, SCENARIOS
 
@@ -459,7 +459,7 @@ def test_a_broken_scenario_file_is_refused_naming_it(sandbox):
 
 
 def test_oversized_file_is_refused(sandbox, monkeypatch):
-    import core.lesson as lesson_module
+    import core.formats.lesson as lesson_module
     monkeypatch.setattr(lesson_module, "MAX_FILE_BYTES", 1000)
     assert "expected at most" in refused(sandbox, base_document())
 

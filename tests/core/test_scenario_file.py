@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.config import BlockConfig, weight_shapes
-from core.scenario import (Scenario, ScenarioError, load_scenario, parse_scenario, save_scenario,
+from core.formats.scenario import (Scenario, ScenarioError, load_scenario, parse_scenario, save_scenario,
                            scenario_to_json)
 from tests.conftest import SCENARIOS
 

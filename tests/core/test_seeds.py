@@ -5,7 +5,7 @@ import pytest
 from core.block import forward, mse
 from core.fit import least_squares
 from core.params import ModelShape, count_parameters, ffn_parameters
-from core.scenario import load_scenario
+from core.formats.scenario import load_scenario
 from tests.conftest import SCENARIOS
 
 

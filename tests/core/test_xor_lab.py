@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from core.block import forward, mse
-from core.scenario import load_scenario
-from core.xor_lab import (
+from core.formats.scenario import load_scenario
+from core.labs.xor import (
     Flip, Linear, best_linear, bias_sweep, collapsed_linear, constant_mse, count_right, first_to_flip, format_value,
     has_flipped,
     identity_sides, lab_mismatches, linear_formula, linear_mse, linear_mse_curve, linear_mse_landscape,
@@ -224,7 +224,7 @@ def test_format_value_reads_like_the_seed():
 
 
 def test_the_output_is_neuron_one_minus_twice_neuron_two(xor):
-    from core.xor_lab import always_right, output_formula
+    from core.labs.xor import always_right, output_formula
     assert output_formula(xor.weights) == "h₁ − 2·h₂"
     sweep = bias_sweep(xor.config, xor.weights, xor.inputs, xor.targets)
     assert always_right(sweep, xor.targets).tolist() == [False, True, True, False]

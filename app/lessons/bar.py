@@ -1,101 +1,14 @@
-"""Lessons in the explorer: a bar above the block with the picker, the step, its live caption.
-
-A step puts the explorer into the exact state the lesson file describes; the learner's
-edits at a step are kept for that step only (and can be reset), never leaking into another.
-"""
+"""The lesson bar above the block: the picker, the step, its live caption and question."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox,
-                               QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QTableView, QTextEdit,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.lesson import Lesson, LessonError, list_lessons, load_lesson
-
-from .session import Session, State
-
-LESSONS = Path(__file__).resolve().parent.parent / "resources" / "lessons"
-
-# Widgets where arrow keys and Space already mean something; there they are not "next step".
-_TYPING = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox, QAbstractSlider, QComboBox, QTableView,
-           QAbstractButton)
-
-
-class LessonController(QObject):
-    """Which lesson and step are open, and what the learner changed at each step."""
-
-    stepChanged = Signal()
-    lessonChanged = Signal()
-
-    def __init__(self, session: Session, parent: QObject | None = None):
-        super().__init__(parent)
-        self.session = session
-        self.lesson: Lesson | None = None
-        self.index = 0
-        self.kept: dict[int, State] = {}      # step → the learner's edited state there
-
-    def open(self, lesson: Lesson, step: int = 0) -> None:
-        self.lesson, self.kept = lesson, {}
-        self.index = -1
-        self.lessonChanged.emit()
-        self.go(step)
-
-    def close(self) -> None:
-        self.lesson, self.kept, self.index = None, {}, 0
-        self.lessonChanged.emit()
-
-    @property
-    def step(self):
-        return None if self.lesson is None else self.lesson.steps[self.index]
-
-    def _keep_current(self) -> None:
-        if self.lesson is not None and self.index >= 0 and not self.session.undo_stack.isClean():
-            self.kept[self.index] = self.session.state
-
-    def go(self, index: int) -> None:
-        if self.lesson is None:
-            return
-        index = max(0, min(int(index), len(self.lesson) - 1))
-        if index == self.index:
-            return
-        self._keep_current()
-        self.index = index
-        self.session.load(self.lesson.step_scenario(index))
-        if index in self.kept:
-            # The learner's edits come back as one undo step on top of the step as written.
-            self.session.push_state(self.kept[index], self.tr("Your edits at this step"))
-        self._apply_selection()
-        self.stepChanged.emit()
-
-    def next(self) -> None:
-        self.go(self.index + 1)
-
-    def previous(self) -> None:
-        self.go(self.index - 1)
-
-    def reset_step(self) -> None:
-        """Forget the learner's edits at this step and show it as written."""
-        if self.lesson is None:
-            return
-        self.kept.pop(self.index, None)
-        self.session.load(self.lesson.step_scenario(self.index))
-        self._apply_selection()
-        self.stepChanged.emit()
-
-    def is_edited(self) -> bool:
-        return self.lesson is not None and (not self.session.undo_stack.isClean() or self.index in self.kept)
-
-    def _apply_selection(self) -> None:
-        chosen = self.step.select
-        if chosen is not None:
-            self.session.select(hook=chosen.hook, token=chosen.token, head=chosen.head, column=chosen.column)
-        weights = self.step.highlight.weights
-        if weights and weights[0] in self.session.tensor_names():
-            name = weights[0]
-            self.session.select_edit_cell(name, (0,) * self.session.tensor(name).ndim)
+from app.lessons.controller import LESSONS, LessonController
+from core.formats.lesson import list_lessons
 
 
 class LessonBar(QWidget):
@@ -259,43 +172,3 @@ class LessonBar(QWidget):
 
 def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-class StepKeys(QObject):
-    """Presentation clickers send PageUp/PageDown; arrows and Space work where they mean nothing else."""
-
-    def __init__(self, controller: LessonController, window: QWidget):
-        super().__init__(window)
-        self.controller, self.window = controller, window
-
-    def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
-        if event.type() != QEvent.KeyPress or self.controller.lesson is None or event.modifiers() & ~Qt.KeypadModifier:
-            return False
-        if not isinstance(watched, QWidget) or watched.window() is not self.window:
-            return False
-        key = event.key()
-        typing = _typing_in(QApplication.focusWidget()) or _typing_in(watched)
-        if key == Qt.Key_PageDown or (key in (Qt.Key_Right, Qt.Key_Space) and not typing):
-            self.controller.next()
-            return True
-        if key == Qt.Key_PageUp or (key == Qt.Key_Left and not typing):
-            self.controller.previous()
-            return True
-        return False
-
-
-def _typing_in(widget) -> bool:
-    """Whether keys sent to `widget` belong to an input (itself or a widget it is part of):
-    a table passes an arrow it cannot use at its edge on to its parent, which must not step."""
-    while isinstance(widget, QWidget):
-        if isinstance(widget, _TYPING):
-            return True
-        widget = widget.parentWidget()
-    return False
-
-
-def load_lesson_or_error(path: Path) -> tuple[Lesson | None, str | None]:
-    try:
-        return load_lesson(path), None
-    except LessonError as error:
-        return None, str(error)

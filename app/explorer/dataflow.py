@@ -22,8 +22,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, 
 from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsRectItem,
                                QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView, QWidget)
 
-from . import style
-from .session import Session
+from app.widgets import style
+from app.session import Session
 
 # Hook names (DESIGN.md).
 X, MID, OUT = "hook_resid_pre", "hook_resid_mid", "hook_resid_post"

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .block import forward
-from .config import BlockConfig, weight_shapes
-from .params import ffn_parameters
-from .scenario import Scenario
-from .weights import adapt_weights
+from core.block import forward
+from core.config import BlockConfig, weight_shapes
+from core.params import ffn_parameters
+from core.formats.scenario import Scenario
+from core.weights import adapt_weights
 
 # --- the formula ---------------------------------------------------------------------------
 # Vaswani et al. 2017, eq. (2), row-vector form: FFN(x) = max(0, x·W₁ + b₁)·W₂ + b₂.

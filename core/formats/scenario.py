@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .block import Trace, forward
-from .files import FileReadError, read_capped
-from .config import MAX_DIM, MAX_NUMBERS, BlockConfig, ConfigError, numbers_needed, weight_shapes
+from core.block import Trace, forward
+from core.formats.files import FileReadError, read_capped
+from core.config import MAX_DIM, MAX_NUMBERS, BlockConfig, ConfigError, numbers_needed, weight_shapes
 
 FORMAT = "blocklab-scenario"
 VERSION = 1

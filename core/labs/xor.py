@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import with_value
-from .block import Trace, Weights, forward, mse
-from .config import BlockConfig
-from .fit import least_squares
-from .functions import activate
+from core.analysis import with_value
+from core.block import Trace, Weights, forward, mse
+from core.config import BlockConfig
+from core.fit import least_squares
+from core.functions import activate
 
 PARAMETERS = ("a", "b", "c")          # ŷ = a·p + b·n + c
 PARAMETER_RANGE = (-2.0, 2.0)         # what the lab's sliders span

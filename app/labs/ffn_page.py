@@ -2,7 +2,7 @@
 test of "position-wise", three misconceptions with live demonstrations, and the summary.
 
 One tab per part; a lesson step brings one forward with `set_focus(part)`. Every number
-shown comes from `core.ffn_page` (or `core.block.forward` through it).
+shown comes from `core.labs.ffn_page` (or `core.block.forward` through it).
 """
 from __future__ import annotations
 
@@ -16,17 +16,18 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QFram
                                QHeaderView, QLabel, QPushButton, QScrollArea, QSizePolicy, QSlider,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
-from app import style  # noqa: F401  (configures pyqtgraph before any plot exists)
-from app.style import format_number, quiet_plot
-from app.style import font as style_font
-from core.ffn_page import (EXPLORER_NAMES, FORMULA_TERMS, GPT2_D_FF, GPT2_D_MODEL, SCALE_GRID, SHAPE_BLOCKS,
+from app.widgets import style  # noqa: F401  (configures pyqtgraph before any plot exists)
+from app.widgets.style import format_number, quiet_plot
+from app.widgets.style import font as style_font
+from core.labs.ffn_page import (EXPLORER_NAMES, FORMULA_TERMS, GPT2_D_FF, GPT2_D_MODEL, SCALE_GRID, SHAPE_BLOCKS,
                            SHAPE_SCALES, SHAPE_SYMBOLS, VASWANI_BASE_D_FF, VASWANI_D_MODEL, VASWANI_SOURCE,
                            VASWANI_WIDTH, ScalingResult, ShapeView, ShuffleResult, ffn_parameter_parts,
                            first_token_scaling, gpt2_ffn_parameters, shape_view, shuffle_demo,
                            shuffle_permutation, term_hooks, term_shapes, width_ratio)
-from core.scenario import Scenario, load_scenario
+from core.formats.scenario import Scenario, load_scenario
+from core.resources import default_scenario
 
-DEFAULT_SCENARIO = Path(__file__).resolve().parent.parent / "resources" / "scenarios" / "block-default.json"
+DEFAULT_SCENARIO = default_scenario()
 PARTS = ("formula", "width", "shapes", "shuffle", "misconceptions", "summary")
 
 TEXT_PT = 11

@@ -7,8 +7,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, Q
 
 from core.config import ACTIVATIONS, MASKS, MAX_DIM, NORMS, PLACEMENTS
 
-from .session import Session, parse_number
-from .style import format_number
+from app.session import Session, parse_number
+from app.widgets.style import format_number
 
 ACTIVATION_LABELS = {"relu": "ReLU", "gelu": "GELU (exact, erf)", "gelu_tanh": "GELU (tanh, GPT-2)",
                      "silu": "SiLU", "identity": "none (identity)"}

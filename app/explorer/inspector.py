@@ -9,8 +9,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, Q
 
 from core.explain import explain
 
-from .session import Session
-from .style import format_number, limit_for, tint
+from app.session import Session
+from app.widgets.style import format_number, limit_for, tint
 
 
 class HookTableModel(QAbstractTableModel):

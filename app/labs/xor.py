@@ -23,12 +23,12 @@ from PySide6.QtWidgets import (
     QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from app import style  # noqa: F401  (configures row-major images before any plot exists)
+from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
 from app.session import parse_number
-from app.style import DIVERGING, format_number, limit_for, nice_limit, quiet_plot, set_axis_label, set_title
-from app.style import font as style_font
-from core import xor_lab as lab
-from core.scenario import MAX_ABS_VALUE
+from app.widgets.style import DIVERGING, format_number, limit_for, nice_limit, quiet_plot, set_axis_label, set_title
+from app.widgets.style import font as style_font
+from core.labs import xor as lab
+from core.formats.scenario import MAX_ABS_VALUE
 
 PARTS = ("naive", "failure", "ffn", "bias", "compute", "neurons")
 LINEAR_PARTS = ("naive", "failure")

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from app import style
+from app.widgets import style
 from app.session import INPUTS, TARGETS, Session, parse_number
-from core.scenario import MAX_ABS_VALUE
+from core.formats.scenario import MAX_ABS_VALUE
 
 CELL_POINT_SIZE = 10           # numbers readable on a projector
 TEXT_COLOUR = QColor("#111111")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .block import Trace
+from core.block import Trace
 
 FORMAT = "blocklab-trace"
 VERSION = 1

@@ -14,9 +14,9 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QLabel, QPushButton, QSizePolicy, QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
 
-from app import style  # noqa: F401  (configures row-major images before any plot exists)
-from app.style import DIVERGING, format_number, limit_for, quiet_plot, set_axis_label, set_title
-from app.style import font as style_font
+from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
+from app.widgets.style import DIVERGING, format_number, limit_for, quiet_plot, set_axis_label, set_title
+from app.widgets.style import font as style_font
 from core.analysis import activate_values, activation_curve, activation_range, mse_sweep, sweep_range
 from core.functions import ACTIVATION_FORMULAS
 

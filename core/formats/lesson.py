@@ -23,12 +23,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .block import Trace
-from .files import FileReadError, read_capped
-from .config import MAX_NUMBERS, BlockConfig, ConfigError, numbers_needed, weight_shapes
-from .explain import fmt
-from .scenario import Scenario, ScenarioError, _array, describe_shape, load_scenario
-from .weights import adapt_weights, filled
+from core.block import Trace
+from core.formats.files import FileReadError, read_capped
+from core.config import MAX_NUMBERS, BlockConfig, ConfigError, numbers_needed, weight_shapes
+from core.explain import fmt
+from core.formats.scenario import Scenario, ScenarioError, _array, describe_shape, load_scenario
+from core.weights import adapt_weights, filled
 
 FORMAT = "blocklab-lesson"
 VERSION = 1
