@@ -19,7 +19,7 @@ from app.lessons.bar import LessonBar
 from app.lessons.controller import LESSONS, LessonController, load_lesson_or_error
 from app.lessons.keys import StepKeys
 from app.explorer.plots import PlotsPanel
-from app.session import Session
+from app.session import Change, Session
 from app.explorer.weights_editor import WeightEditor
 
 
@@ -101,8 +101,7 @@ class MainWindow(QMainWindow):
         self.mse_label.setObjectName("statusMse")
         self.statusBar().addPermanentWidget(self.mse_label)
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        session.traceChanged.connect(self._refresh_status)
-        session.scenarioLoaded.connect(self._refresh_title)
+        session.changed.connect(self._on_changed)
         self._build_actions()
         self._refresh_status()
         self._refresh_title()
@@ -203,14 +202,12 @@ class MainWindow(QMainWindow):
         """A lesson step is on: emphasise what its caption talks about, bring its panels forward."""
         step = self.lessons.step
         highlight = step.highlight
-        self.dataflow.set_highlight(set(highlight.hooks) | {cell.hook for cell in highlight.cells} or None)
-        self.inspector.set_outlined([(cell.hook, cell.index) for cell in highlight.cells])
+        self.session.set_highlight(highlight.hooks, [(cell.hook, cell.index) for cell in highlight.cells])
         self.show_panels(step.panels)
 
     def _lesson_shown(self) -> None:
         if self.lessons.lesson is None:
-            self.dataflow.set_highlight(None)
-            self.inspector.set_outlined([])
+            self.session.set_highlight()
             self.show_panels(())
 
     def show_panels(self, panels: tuple[str, ...]) -> None:
@@ -241,7 +238,6 @@ class MainWindow(QMainWindow):
             else:
                 from app.labs.ffn_page import FfnPagePanel
                 widget = FfnPagePanel(self.session)
-                widget.termHighlighted.connect(self._term_highlighted)
             self.labs[panel] = widget
             page = QSplitter(Qt.Vertical)
             page.setObjectName(f"labPage_{panel}")
@@ -257,10 +253,6 @@ class MainWindow(QMainWindow):
                 splitter.setSizes([max(1, splitter.height() * 2 // 5), max(1, splitter.height() * 3 // 5)])
             else:
                 splitter.setSizes([int(self.height() * 0.47), int(self.height() * 0.53)])
-
-    def _term_highlighted(self, hooks: list) -> None:
-        """A formula term was clicked: show the block with that part highlighted."""
-        self.dataflow.set_highlight(set(hooks) & set(self.session.trace) or None)
 
     def open_lesson(self, path: Path, step: int = 0) -> bool:
         lesson, error = load_lesson_or_error(path)
@@ -293,6 +285,12 @@ class MainWindow(QMainWindow):
         return True
 
     # --- status ---------------------------------------------------------------------------
+    def _on_changed(self, change: Change) -> None:
+        if change & Change.TRACE:
+            self._refresh_status()
+        if change & Change.LOADED:
+            self._refresh_title()
+
     def _refresh_status(self) -> None:
         mse = self.session.mse
         self.mse_label.setText(self.tr("MSE %1").replace("%1", f"{mse:.6f}") if mse is not None

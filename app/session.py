@@ -5,6 +5,7 @@ Every edit is an undo command that goes through here; after each change the Sess
 """
 from __future__ import annotations
 
+import enum
 import math
 import time
 from collections.abc import Mapping
@@ -22,6 +23,26 @@ from core.weights import adapt_weights, filled
 
 INPUTS = "inputs"
 TARGETS = "targets"
+
+
+class Change(enum.Flag):
+    """What a `Session.changed` notification covers; views redraw only what it names."""
+    TRACE = enum.auto()          # the trace (and possibly config, shapes, targets)
+    SELECTION = enum.auto()      # hook, token, head or column selected
+    EDIT_TARGET = enum.auto()    # the tensor cell chosen for editing / sweeping
+    HIGHLIGHT = enum.auto()      # what a lesson step or a clicked term points at
+    LOADED = enum.auto()         # a new scenario replaced the old one (limits, histories restart)
+    ALL = TRACE | SELECTION | EDIT_TARGET | HIGHLIGHT | LOADED
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """What to emphasise: hooks (diagram nodes) and cells (hook, index) in the inspector."""
+    hooks: frozenset = frozenset()
+    cells: tuple = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.hooks or self.cells)
 
 
 @dataclass(frozen=True)
@@ -70,10 +91,7 @@ def parse_number(text: str) -> float | None:
 
 
 class Session(QObject):
-    traceChanged = Signal()          # the trace (and possibly config, shapes, targets) changed
-    selectionChanged = Signal()      # hook, token, head or column selected
-    editTargetChanged = Signal()     # the tensor cell chosen for editing / sweeping changed
-    scenarioLoaded = Signal()        # a new scenario replaced the old one
+    changed = Signal(object)         # one Change per user action or load: every view listens here
     message = Signal(str)            # one line for the status bar
 
     def __init__(self, scenario: Scenario, parent: QObject | None = None):
@@ -88,6 +106,7 @@ class Session(QObject):
         self._last_merge = 0.0
         self.edit_tensor = "W_in"
         self.edit_index: tuple[int, ...] = (0, 0)
+        self.highlight = Highlight()
         self._load(scenario)
 
     # --- reading --------------------------------------------------------------------------
@@ -158,10 +177,7 @@ class Session(QObject):
         `state`, if given, is shown instead of the scenario's own (a lesson step the learner
         had edited); "reset" still goes back to `scenario`."""
         self._load(scenario, state)
-        self.scenarioLoaded.emit()
-        self.traceChanged.emit()
-        self.selectionChanged.emit()
-        self.editTargetChanged.emit()
+        self.changed.emit(Change.ALL)
 
     @staticmethod
     def _forward(state: State) -> Trace:
@@ -186,7 +202,7 @@ class Session(QObject):
         if self.selected_hook not in self.trace:
             self.selected_hook = "hook_resid_post"
         if notify:
-            self.traceChanged.emit()
+            self.changed.emit(Change.TRACE)
 
     def push_state(self, state: State, text: str) -> None:
         """Show a whole earlier state as one undo step (a lesson step's kept edits)."""
@@ -328,7 +344,7 @@ class Session(QObject):
             self.selected_head = max(0, int(head))
         if column is not None:
             self.selected_column = max(0, int(column))
-        self.selectionChanged.emit()
+        self.changed.emit(Change.SELECTION)
 
     def select_edit_cell(self, tensor: str, index: tuple[int, ...]) -> None:
         if tensor not in self.tensor_names():
@@ -337,4 +353,13 @@ class Session(QObject):
         if len(index) != len(shape) or any(not 0 <= i < n for i, n in zip(index, shape)):
             return
         self.edit_tensor, self.edit_index = tensor, tuple(int(i) for i in index)
-        self.editTargetChanged.emit()
+        self.changed.emit(Change.EDIT_TARGET)
+
+    def set_highlight(self, hooks=(), cells=()) -> None:
+        """Point at hooks (diagram nodes) and cells ((hook, index) pairs): a lesson step or a
+        clicked formula term. Hooks not in the trace are ignored by the views."""
+        highlight = Highlight(frozenset(hooks) | {hook for hook, _ in cells},
+                              tuple((hook, tuple(index)) for hook, index in cells))
+        if highlight != self.highlight:
+            self.highlight = highlight
+            self.changed.emit(Change.HIGHLIGHT)

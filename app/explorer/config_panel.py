@@ -7,7 +7,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, Q
 
 from core.config import ACTIVATIONS, MASKS, MAX_DIM, NORMS, PLACEMENTS
 
-from app.session import Session, parse_number
+from app.session import Change, Session, parse_number
 from app.widgets.style import format_number
 
 ACTIVATION_LABELS = {"relu": "ReLU", "gelu": "GELU (exact, erf)", "gelu_tanh": "GELU (tanh, GPT-2)",
@@ -83,7 +83,7 @@ class ConfigPanel(QWidget):
         form.addRow(self.tr("Mask"), self.mask)
         form.addRow("ε", self.eps)
         form.addRow(self.tr("Sizes"), shapes)
-        session.traceChanged.connect(self.refresh)
+        session.changed.connect(lambda change: change & Change.TRACE and self.refresh())
         self.refresh()
 
     def _set(self, **changes: object) -> None:
@@ -161,7 +161,7 @@ class InvariantsPanel(QWidget):
         self.empty.setObjectName("invariantsEmpty")
         self.empty.setWordWrap(True)
         self.grid.addWidget(self.empty, 0, 0, 1, 2)
-        session.traceChanged.connect(self.refresh)
+        session.changed.connect(lambda change: change & Change.TRACE and self.refresh())
         self.refresh()
 
     def refresh(self) -> None:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygo
                                QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView, QWidget)
 
 from app.widgets import style
-from app.session import Session
+from app.session import Change, Session
 
 # Hook names (DESIGN.md).
 X, MID, OUT = "hook_resid_pre", "hook_resid_mid", "hook_resid_post"
@@ -431,9 +431,7 @@ class DataflowView(QGraphicsView):
         self._heads: list[HeadChip] = []
         self._token_link: QGraphicsPathItem | None = None
 
-        session.traceChanged.connect(self._on_trace_changed)
-        session.selectionChanged.connect(self._on_selection_changed)
-        session.scenarioLoaded.connect(self._limits.clear)     # a new scenario: limits from its trace
+        session.changed.connect(self._on_changed)
         self._on_trace_changed()
 
     # --- public API ------------------------------------------------------------------------
@@ -500,6 +498,17 @@ class DataflowView(QGraphicsView):
         config = session.config
         shapes = tuple((hook, array.shape) for hook, array in session.trace.items())
         return shapes, config.residual, config.has_norm and config.norm_placement, session.tokens
+
+    def _on_changed(self, change: Change) -> None:
+        if change & Change.LOADED:
+            self._limits.clear()              # a new scenario: limits from its trace
+        if change & Change.TRACE:
+            self._on_trace_changed()
+        elif change & Change.SELECTION:
+            self._on_selection_changed()
+        if change & Change.HIGHLIGHT:
+            hooks = self.session.highlight.hooks
+            self.set_highlight(set(hooks) if hooks else None)
 
     def _on_trace_changed(self) -> None:
         structure = self._layout_key()

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, Q
 
 from core.explain import explain
 
-from app.session import Session
+from app.session import Change, Session
 from app.widgets.style import format_number, limit_for, tint
 
 
@@ -198,9 +198,14 @@ class Inspector(QWidget):
 
         self.table.selectionModel().currentChanged.connect(self._cell_chosen)
         self.head_combo.currentIndexChanged.connect(lambda head: head >= 0 and session.select(head=head))
-        session.traceChanged.connect(self.refresh)
-        session.selectionChanged.connect(self.refresh)
+        session.changed.connect(self._on_changed)
         self.refresh()
+
+    def _on_changed(self, change: Change) -> None:
+        if change & Change.HIGHLIGHT:
+            self.outlined_cells = list(self.session.highlight.cells)
+        if change & (Change.TRACE | Change.SELECTION | Change.HIGHLIGHT):
+            self.refresh()
 
     def set_outlined(self, cells: list[tuple[str, tuple[int, ...]]]) -> None:
         """Outline these (hook, index) cells whenever their hook is shown; [] clears."""

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QLabel, QPushButton, QSizePolicy, QStackedWidget,
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
 from app.widgets.style import DIVERGING, format_number, limit_for, quiet_plot, set_axis_label, set_title
 from app.widgets.style import font as style_font
+from app.session import Change
 from core.analysis import activate_values, activation_curve, activation_range, mse_sweep, sweep_range
 from core.functions import ACTIVATION_FORMULAS
 
@@ -323,7 +324,7 @@ class HiddenUnitsTab(_Tab):
         self.structure: object = None
         self.titled: object = None
         self.limit = SteadyLimit()
-        session.scenarioLoaded.connect(self.limit.reset)
+        session.changed.connect(lambda change: change & Change.LOADED and self.limit.reset())
         self.retranslate()
         self.refresh()
 
@@ -737,9 +738,15 @@ class PlotsPanel(QTabWidget):
         self.retranslate()
         self._stale: set[_Tab] = set()
         self.currentChanged.connect(lambda _index: self._refresh_visible())
-        session.traceChanged.connect(self.refresh)
-        session.selectionChanged.connect(self._selection_changed)
-        session.editTargetChanged.connect(self.mse_tab.schedule_sweep)
+        session.changed.connect(self._on_changed)
+
+    def _on_changed(self, change: Change) -> None:
+        if change & Change.TRACE:
+            self.refresh()
+        elif change & Change.SELECTION:
+            self._selection_changed()
+        if change & Change.EDIT_TARGET:
+            self.mse_tab.schedule_sweep()
 
     def _tabs(self) -> list[_Tab]:
         return [self.attention_tab, self.hidden_tab, self.residual_tab, self.activation_tab, self.mse_tab]

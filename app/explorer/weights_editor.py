@@ -3,7 +3,7 @@
 Pick a tensor (inputs, a weight, targets) and, for the per-head matrices, a head; type into a
 cell, drag the selected cell's value with the slider or the spin box, paste a block of numbers,
 or fill the whole tensor. Every change is an undo step through the Session; the table only
-reads `session.tensor(...)` and repaints on `traceChanged`.
+reads `session.tensor(...)` and repaints on the Session's `changed` notification.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.widgets import style
-from app.session import INPUTS, TARGETS, Session, parse_number
+from app.session import INPUTS, TARGETS, Change, Session, parse_number
 from core.formats.scenario import MAX_ABS_VALUE
 
 CELL_POINT_SIZE = 10           # numbers readable on a projector
@@ -432,10 +432,14 @@ class WeightEditor(QWidget):
 
         self.tensor_combo.currentIndexChanged.connect(self._on_tensor_chosen)
         self.head_selector.currentIndexChanged.connect(self._on_head_chosen)
-        session.traceChanged.connect(self._sync)
-        session.editTargetChanged.connect(self._sync)
-        session.scenarioLoaded.connect(self._on_scenario_loaded)
+        session.changed.connect(self._on_changed)
         self._sync()
+
+    def _on_changed(self, change: Change) -> None:
+        if change & Change.LOADED:
+            self._on_scenario_loaded()
+        elif change & (Change.TRACE | Change.EDIT_TARGET):
+            self._sync()
 
     def _button(self, name: str, text: str, tip: str, slot) -> QPushButton:
         button = QPushButton(text)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QFram
                                QHeaderView, QLabel, QPushButton, QScrollArea, QSizePolicy, QSlider,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
+from app.session import Change
 from app.widgets import style  # noqa: F401  (configures pyqtgraph before any plot exists)
 from app.widgets.style import format_number, quiet_plot
 from app.widgets.style import font as style_font
@@ -142,7 +143,7 @@ class FfnDemoSource(QObject):
         self._using_session = session.config.attention
         self._shuffle_cache: tuple[tuple[int, int], ShuffleResult] | None = None
         self._scaling_cache: tuple[int, ScalingResult] | None = None
-        session.traceChanged.connect(self._on_trace_changed)
+        session.changed.connect(lambda change: change & Change.TRACE and self._on_trace_changed())
 
     @property
     def from_session(self) -> bool:
@@ -300,7 +301,7 @@ class FfnFormulaPart(_Part):
         layout.addStretch(1)
 
         self._structure: object = None
-        session.traceChanged.connect(self._on_trace_changed)
+        session.changed.connect(lambda change: change & Change.TRACE and self._on_trace_changed())
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -369,6 +370,8 @@ class FfnFormulaPart(_Part):
         with QSignalBlocker(self.term_buttons[term]):
             self.term_buttons[term].setChecked(True)
         self._show_explanation()
+        # The highlight lives in the Session's selection state: the diagram shows it.
+        self.session.set_highlight(set(term_hooks(term, self.session.config)) & set(self.session.trace))
         self.termHighlighted.emit(term_hooks(term, self.session.config))
 
     def _show_explanation(self) -> None:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
-from app.session import parse_number
+from app.session import Change, parse_number
 from app.widgets.style import DIVERGING, format_number, limit_for, nice_limit, quiet_plot, set_axis_label, set_title
 from app.widgets.style import font as style_font
 from core.labs import xor as lab
@@ -501,9 +501,7 @@ class XorLabPanel(QWidget):
         self._build()
         self.retranslate()
         self.linear.changed.connect(self._linear_changed)
-        session.scenarioLoaded.connect(self._scenario_loaded)
-        session.traceChanged.connect(self._trace_changed)
-        session.selectionChanged.connect(self._selection_changed)
+        session.changed.connect(self._on_changed)
         self._trace_changed()
 
     # --- public API ----------------------------------------------------------------------------
@@ -917,6 +915,14 @@ class XorLabPanel(QWidget):
         if self._stale:
             self._trace_changed()
 
+    def _on_changed(self, change: Change) -> None:
+        if change & Change.LOADED:
+            self._scenario_loaded()
+        if change & Change.TRACE:
+            self._trace_changed()
+        if change & Change.SELECTION:
+            self._selection_changed()
+
     def _trace_changed(self) -> None:
         # Hidden (the explorer is showing instead): catch up when shown, not on every edit.
         self._stale = not self.isVisible()
@@ -939,7 +945,7 @@ class XorLabPanel(QWidget):
 
     def _scenario_loaded(self) -> None:
         """A lesson step (or its reset) loaded the scenario: the linear try starts over too. The
-        session's traceChanged follows at once and redraws, so nothing is drawn from here."""
+        same notification then redraws (Change.TRACE), so nothing is drawn from here."""
         with QSignalBlocker(self.linear):
             self.linear.reset()
         self._dirty.update(LINEAR_PARTS)

@@ -8,6 +8,7 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.lessons.controller import LESSONS, LessonController
+from app.session import Change
 from core.formats.lesson import list_lessons
 
 
@@ -92,7 +93,7 @@ class LessonBar(QWidget):
 
         controller.lessonChanged.connect(self._lesson_changed)
         controller.stepChanged.connect(self._step_changed)
-        session.traceChanged.connect(self._render)
+        session.changed.connect(lambda change: change & Change.TRACE and self._render())
         session.undo_stack.cleanChanged.connect(self._clean_changed)   # the "(your edits)" mark
         self._answer_shown = False
         self._lesson_changed()

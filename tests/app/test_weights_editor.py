@@ -128,7 +128,7 @@ def test_vector_shows_as_one_row_and_edits_its_element(editor, session):
 
 def test_selecting_a_cell_makes_it_the_session_edit_cell(qtbot, editor, session):
     choose_tensor(editor, "W_out")
-    with qtbot.waitSignal(session.editTargetChanged):
+    with qtbot.waitSignal(session.changed):
         click_cell(qtbot, editor, 4, 2)
     assert (session.edit_tensor, session.edit_index) == ("W_out", (4, 2))
     assert "W_out[4, 2]" in editor.cell_label.text()
