@@ -1,0 +1,45 @@
+"""How Block Lab prints a number: one function, one minus sign, everywhere.
+
+Fixed decimals (the inspector, tables, the diagram: enough to recompute any cell by hand)
+or trimmed (the seed's style in formulas: 2, −0.25, 0.841). Always the Unicode minus "−",
+never "-0"; masked attention scores print as −∞.
+"""
+from __future__ import annotations
+
+import math
+
+MINUS = "−"
+DECIMALS = 6                 # enough to recompute any cell by hand
+
+
+def format_number(value: float, decimals: int = DECIMALS, *, trim: bool = False) -> str:
+    """`value` with `decimals` decimals; `trim` drops trailing zeros (and the point)."""
+    value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "∞" if value > 0 else f"{MINUS}∞"
+    text = f"{value:.{decimals}f}"
+    if trim and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text.startswith("-"):
+        text = text[1:] if float(text) == 0 else MINUS + text[1:]
+    return text
+
+
+def parenthesized(value: float, decimals: int = DECIMALS, *, trim: bool = False) -> str:
+    """A number as a term inside a sum or product: negative ones in parentheses, (−1)."""
+    text = format_number(value, decimals, trim=trim)
+    return f"({text})" if text.startswith(MINUS) else text
+
+
+def parse_number(text: str) -> float | None:
+    """A typed number, or None. Accepts the Unicode minus; refuses commas (a thousands
+    separator or a decimal comma? "1,000" must not quietly become 1) and "_"."""
+    cleaned = text.strip().replace(MINUS, "-")
+    if "," in cleaned or "_" in cleaned:
+        return None
+    try:
+        return float(cleaned)
+    except ValueError:
+        return None
