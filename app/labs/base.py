@@ -10,6 +10,7 @@ together when it is shown again, so a hidden lab does no work on an edit.
 """
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from app.session import Change
@@ -33,6 +34,11 @@ class LabPanel(QWidget):
         self._pending = Change.ALL             # never drawn: draw everything when first shown
         self.tabs.currentChanged.connect(self._tab_changed)
         session.changed.connect(self.deliver)
+        self.setAccessibleName(self.title())
+
+    def title(self) -> str:
+        """The lab's title (the registry's, translated under the context "Labs")."""
+        return QCoreApplication.translate("Labs", self.lab.title)
 
     # --- parts ----------------------------------------------------------------------------
     def add_part(self, name: str, widget: QWidget, page: QWidget | None = None) -> None:
@@ -80,6 +86,11 @@ class LabPanel(QWidget):
             self.session_changed(change)
         else:                                   # hidden: catch up when shown
             self._pending |= change
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.setAccessibleName(self.title())
+        return super().event(event)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
