@@ -21,6 +21,7 @@ from app.labs.xor.neurons import XorNeuronsPart
 from app.labs.xor.overview import XorOverview
 from app.labs.xor.state import LinearModel, TableFacts
 from app.session import Change
+from app.widgets.labels import norm_label
 from app.widgets.style import font
 from core.labs import xor as lab
 
@@ -101,12 +102,24 @@ class XorLabPanel(LabPanel):
         mismatches = lab.lab_mismatches(s.config)
         if not mismatches and s.state.targets is not None and s.state.inputs.shape[1] == 2:
             return None
-        parts = [self.tr("%1 = %2 (the lab needs %3)").replace("%1", field).replace("%2", str(now))
-                 .replace("%3", str(need)) for field, now, need in mismatches]
+        parts = [self.tr("%1 = %2 (the lab needs %3)").replace("%1", self._field(field))
+                 .replace("%2", self._option(now)).replace("%3", self._option(need)) for field, now, need in mismatches]
         if s.state.targets is None:
             parts.append(self.tr("no targets"))
         return self.tr("This lab needs the two-neuron FFN of lesson C4 (no attention, no residual, no norm, "
                        "2 inputs, 2 neurons, 1 output, with targets). Now: %1.").replace("%1", self.tr("; ").join(parts))
+
+    def _field(self, field: str) -> str:
+        names = {"attention": self.tr("attention"), "residual": self.tr("residual"), "norm": self.tr("norm"),
+                 "gated": self.tr("gated")}
+        return names.get(field, field)                   # d_model, d_ff, d_out: symbols
+
+    def _option(self, value: object) -> str:
+        if isinstance(value, bool):
+            return self.tr("on") if value else self.tr("off")
+        if isinstance(value, str):
+            return norm_label(value)
+        return str(value)
 
     def session_changed(self, change: Change) -> None:
         if change & Change.LOADED:
