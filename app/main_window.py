@@ -13,6 +13,7 @@ from core.formats.lesson import list_lessons
 from core.formats.scenario import ScenarioError, load_scenario, save_scenario
 
 from app.explorer.config_panel import ConfigPanel, InvariantsPanel
+from app.labs import build_lab_panel
 from app.explorer.dataflow import DataflowView
 from app.explorer.inspector import Inspector
 from app.lessons.bar import LessonBar
@@ -230,14 +231,10 @@ class MainWindow(QMainWindow):
                 break
 
     def _lab(self, panel: str) -> QWidget:
-        """Lab panels are built the first time a step asks for one."""
+        """Lab panels are built the first time a step asks for one, from the lab registry
+        (an unknown id raises UnknownLab: the lesson loader refuses such a step first)."""
         if panel not in self.labs:
-            if panel == "xor":
-                from app.labs.xor import XorLabPanel
-                widget = XorLabPanel(self.session)
-            else:
-                from app.labs.ffn_page import FfnPagePanel
-                widget = FfnPagePanel(self.session)
+            widget = build_lab_panel(panel, self.session)
             self.labs[panel] = widget
             page = QSplitter(Qt.Vertical)
             page.setObjectName(f"labPage_{panel}")

@@ -8,7 +8,8 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP
 
 # form → option → English source text. "long": option lists; "short": diagram titles and
-# plot legends; "symbol": inside a formula (no words, same in every language).
+# plot legends; "symbol": inside a formula (no words, same in every language); "choice": a
+# lab's activation switch.
 _ACTIVATIONS = {
     "long": {
         "relu": QT_TRANSLATE_NOOP("Labels", "ReLU"),
@@ -20,6 +21,14 @@ _ACTIVATIONS = {
     "short": {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU", "silu": "SiLU",
               "identity": QT_TRANSLATE_NOOP("Labels", "none")},
     "symbol": {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU", "silu": "SiLU", "identity": "id"},
+    # "choice": a lab's on/off switch, where "identity" means the activation was taken out
+    "choice": {
+        "relu": "ReLU",
+        "gelu": QT_TRANSLATE_NOOP("Labels", "GELU (exact, erf)"),
+        "gelu_tanh": QT_TRANSLATE_NOOP("Labels", "GELU (tanh form, as in GPT-2)"),
+        "silu": "SiLU",
+        "identity": QT_TRANSLATE_NOOP("Labels", "none (removed)"),
+    },
 }
 _NORMS = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm", "none": QT_TRANSLATE_NOOP("Labels", "none")}
 _PLACEMENTS = {"post": QT_TRANSLATE_NOOP("Labels", "post-norm (after the sum)"),
@@ -33,7 +42,7 @@ def _tr(text: str) -> str:
 
 
 def activation_label(name: str, form: str = "long") -> str:
-    """How an activation is named: form "long" (option lists), "short" or "symbol"."""
+    """How an activation is named: form "long" (option lists), "short", "symbol" or "choice"."""
     return _tr(_ACTIVATIONS[form][name])
 
 

@@ -28,6 +28,7 @@ from core.formats.files import FileReadError, read_capped
 from core.config import MAX_NUMBERS, BlockConfig, ConfigError, numbers_needed, weight_shapes
 from core.explain import fmt
 from core.formats.scenario import Scenario, ScenarioError, _array, describe_shape, load_scenario
+from core.labs import UnknownLab, check_part, labs
 from core.weights import adapt_weights, filled
 
 FORMAT = "blocklab-lesson"
@@ -45,7 +46,7 @@ MAX_PRECISION = 12
 MAX_PATH_CHARS = 240
 
 # What a step may bring forward in the GUI; docs/lessons.md says what each one is.
-PANELS = (
+EXPLORER_PANELS = (
     "dataflow",          # the block diagram
     "inspector",         # the selected hook as a table, and how the selected cell was computed
     "weights",           # the weight and input editor
@@ -57,12 +58,15 @@ PANELS = (
     "plots.activation",  # the activation function's curve with the hidden units on it
     "plots.mse",         # the output against the targets (needs targets)
 )
-# A lesson's own lab panels, shown instead of the explorer's block view: "lab.PANEL.PART".
-LAB_PARTS = {
-    "xor": ("naive", "failure", "ffn", "bias", "compute", "neurons"),          # C4's two-neuron lab
-    "ffn-page": ("formula", "width", "shapes", "shuffle", "misconceptions", "summary"),  # C4's page
-}
-PANELS = PANELS + tuple(f"lab.{panel}.{part}" for panel, parts in LAB_PARTS.items() for part in parts)
+# A lesson's own lab panels, shown instead of the explorer's block view, are "lab.LAB.PART"
+# with LAB and PART from the lab registry (core/labs).
+
+
+def panel_names() -> tuple[str, ...]:
+    """Every name a step may list in "panels": the explorer's, then every registered lab's parts."""
+    return EXPLORER_PANELS + tuple(name for lab in labs() for name in lab.panel_names())
+
+
 WEIGHT_FILLS = ("zero", "identity")
 UNAVAILABLE = "—"      # what a placeholder shows when the learner's edits removed its hook or cell
 
@@ -462,6 +466,19 @@ def _check_size(config: BlockConfig, T: int, where: str) -> None:
                           f"got {total:,}")
 
 
+
+def _check_panel(name: object, where: str) -> None:
+    """A panel name a step may list: an explorer panel, or "lab.LAB.PART" of a registered lab."""
+    if isinstance(name, str) and name.startswith("lab."):
+        lab_id, _, part = name[len("lab."):].partition(".")
+        try:
+            check_part(lab_id, part)
+        except UnknownLab as error:
+            raise LessonError(f"{where}: {_quote(name)}: {error}") from None
+    elif name not in EXPLORER_PANELS:
+        raise LessonError(f"{where}: expected one of {', '.join(EXPLORER_PANELS)} or lab.LAB.PART, "
+                          f"got {_quote(name)}")
+
 def _step(raw: object, k: int, lesson_path: Path, bases: Mapping[str, Scenario], seen: set[str]) -> LessonStep:
     where = f"steps[{k}]"
     if not isinstance(raw, dict):
@@ -540,10 +557,10 @@ def _step(raw: object, k: int, lesson_path: Path, bases: Mapping[str, Scenario],
         raise LessonError(f"{_at(where, 'inputs')}: missing; config.d_model changes to {config.d_model}, so the step "
                           f"needs its own {T}×{config.d_model} inputs")
 
-    panels = tuple(_list(raw.get("panels", []), _at(where, "panels"), len(PANELS)))
+    known = panel_names()
+    panels = tuple(_list(raw.get("panels", []), _at(where, "panels"), len(known)))
     for position, name in enumerate(panels):
-        if name not in PANELS:
-            raise LessonError(f"{where}.panels[{position}]: expected one of {', '.join(PANELS)}, got {_quote(name)}")
+        _check_panel(name, f"{where}.panels[{position}]")
         if name in panels[:position]:
             raise LessonError(f"{where}.panels[{position}]: \"{name}\" is listed twice")
 

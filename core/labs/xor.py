@@ -17,6 +17,7 @@ from core.block import Trace, Weights, forward, mse
 from core.config import BlockConfig
 from core.fit import least_squares
 from core.functions import activate
+from core.numbers import MINUS, format_number, parenthesized
 
 PARAMETERS = ("a", "b", "c")          # ŷ = a·p + b·n + c
 PARAMETER_RANGE = (-2.0, 2.0)         # what the lab's sliders span
@@ -25,34 +26,21 @@ GUESS = 0.5                           # the constant guess the MSE is compared w
 BIAS_RANGE = (-1.0, 0.0)              # the seed's experiment: neuron 2's bias from −1 to 0
 CORNERS = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.0, 0.0))   # left side: first two; right: last two
 ACTIVATION_SYMBOLS = {"relu": "ReLU", "gelu_tanh": "GELU", "gelu": "GELU", "silu": "SiLU", "identity": ""}
-MINUS = "−"
 
 
-# --- numbers as the seed prints them -----------------------------------------------------------
-def format_value(value: float, decimals: int = 6) -> str:
-    """Integers without decimals where exact, else up to `decimals` decimals; Unicode minus."""
-    value = float(value)
-    if not np.isfinite(value):
-        return "∞" if value > 0 else f"{MINUS}∞" if value < 0 else "NaN"
-    rounded = round(value)
-    if abs(value - rounded) < 1e-9:
-        text = str(int(rounded))
-    else:
-        text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
-    if text in ("-0", "0", ""):
-        return "0"
-    return text.replace("-", MINUS)
+# --- numbers as the seed prints them: core.numbers, trimmed (2, −0.25, 0.841192) ----------------
+def _num(value: float, decimals: int = 6) -> str:
+    return format_number(value, decimals, trim=True)
 
 
-def signed(value: float, decimals: int = 6) -> str:
-    """A number in parentheses when negative, for use inside a sum: (−1)."""
-    text = format_value(value, decimals)
-    return f"({text})" if text.startswith(MINUS) else text
+def _term(value: float, decimals: int = 6) -> str:
+    """A number inside a sum: (−1)."""
+    return parenthesized(value, decimals, trim=True)
 
 
 def with_plus(value: float, decimals: int = 6) -> str:
     """A contribution with its sign always written: +2, −2, 0."""
-    text = format_value(value, decimals)
+    text = _num(value, decimals)
     return text if text.startswith(MINUS) or text == "0" else f"+{text}"
 
 
@@ -176,19 +164,19 @@ class LinearProof:
 
     def _sum_text(self) -> str:
         m = self.model
-        return f"{format_value(m.a)} + {signed(m.b)} + 2×{signed(m.c)}"
+        return f"{_num(m.a)} + {_term(m.b)} + 2×{_term(m.c)}"
 
     def left_text(self) -> str:
         m = self.model
         return (f"ŷ(1,0) + ŷ(0,1) = (a + c) + (b + c) = a + b + 2c = "
-                f"({format_value(m.a)} + {signed(m.c)}) + ({format_value(m.b)} + {signed(m.c)}) = "
-                f"{self._sum_text()} = {format_value(self.left)}")
+                f"({_num(m.a)} + {_term(m.c)}) + ({_num(m.b)} + {_term(m.c)}) = "
+                f"{self._sum_text()} = {_num(self.left)}")
 
     def right_text(self) -> str:
         m = self.model
         return (f"ŷ(1,1) + ŷ(0,0) = (a + b + c) + c = a + b + 2c = "
-                f"({format_value(m.a)} + {signed(m.b)} + {signed(m.c)}) + {signed(m.c)} = "
-                f"{self._sum_text()} = {format_value(self.right)}")
+                f"({_num(m.a)} + {_term(m.b)} + {_term(m.c)}) + {_term(m.c)} = "
+                f"{self._sum_text()} = {_num(self.right)}")
 
 
 def linear_proof(model: Linear) -> LinearProof:
@@ -204,7 +192,7 @@ def linear_formula(alpha: float, beta: float, gamma: float, decimals: int = 6,
     """α·p + β·n + γ written as the seed writes it: "−p − n + 2"."""
     pieces: list[str] = []
     for coefficient, symbol in ((alpha, symbols[0]), (beta, symbols[1]), (gamma, "")):
-        text = format_value(abs(coefficient), decimals)
+        text = _num(abs(coefficient), decimals)
         if text == "0":
             continue
         if symbol:
@@ -358,19 +346,19 @@ class NeuronTerms:
 
     def z_text(self) -> str:
         """"1×1 + 1×1 + (−1) = 1"."""
-        products = " + ".join(f"{signed(x)}×{signed(w)}" for x, w in zip(self.x, self.w))
-        return f"{products} + {signed(self.bias)} = {format_value(self.z)}"
+        products = " + ".join(f"{_term(x)}×{_term(w)}" for x, w in zip(self.x, self.w))
+        return f"{products} + {_term(self.bias)} = {_num(self.z)}"
 
     def activation_text(self) -> str:
         """"ReLU(1) = 1" ("1" with no activation)."""
         symbol = ACTIVATION_SYMBOLS.get(self.activation, self.activation)
         if not symbol:
-            return format_value(self.h)
-        return f"{symbol}({format_value(self.z)}) = {format_value(self.h)}"
+            return _num(self.h)
+        return f"{symbol}({_num(self.z)}) = {_num(self.h)}"
 
     def write_text(self) -> str:
         """"1 × (−2) = −2"."""
-        return f"{format_value(self.h)} × {signed(self.write_back)} = {format_value(self.contribution)}"
+        return f"{_num(self.h)} × {_term(self.write_back)} = {_num(self.contribution)}"
 
 
 @dataclass(frozen=True)
@@ -382,8 +370,8 @@ class OutputTerms:
 
     def sum_text(self) -> str:
         """"2 + (−2) + 0 = 0": each neuron's contribution, then b_out."""
-        parts = [signed(n.contribution) for n in self.neurons] + [signed(self.b_out)]
-        return f"{' + '.join(parts)} = {format_value(self.total)}"
+        parts = [_term(n.contribution) for n in self.neurons] + [_term(self.b_out)]
+        return f"{' + '.join(parts)} = {_num(self.total)}"
 
 
 def neuron_terms(config: BlockConfig, weights: Weights, trace: Trace, row: int, neuron: int) -> NeuronTerms:

@@ -6,10 +6,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton, QSlider, QWidget
 
-from app.widgets.style import format_number
 from core.labs.ffn_page import (FORMULA_TERMS, SCALE_GRID, VASWANI_WIDTH, first_token_scaling, gpt2_ffn_parameters,
                            shape_view, shuffle_demo, shuffle_permutation, term_hooks)
 from core.formats.scenario import load_scenario
+from core.numbers import format_number
 from tests.conftest import SCENARIOS
 
 PARTS = ["formula", "width", "shapes", "shuffle", "misconceptions", "summary"]
@@ -295,7 +295,7 @@ def test_hidden_parts_do_not_recompute_on_an_edit(qtbot, block, monkeypatch):
     session, panel = block
     panel.set_focus("formula")
     calls = []
-    import app.labs.ffn_page as page
+    import app.labs.ffn_page.source as page
     monkeypatch.setattr(page, "first_token_scaling", lambda *a, **k: calls.append(1))
     assert session.set_value("W_V", (0, 0, 0), 0.7)
     assert calls == []

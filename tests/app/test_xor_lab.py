@@ -1,4 +1,4 @@
-"""The C4 two-neuron lab panel: what the learner sees equals what core/xor_lab.py computes."""
+"""The C4 two-neuron lab panel: what the learner sees equals what core/labs/xor.py computes."""
 import html
 import re
 
@@ -8,13 +8,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLabel, QPushButton, QSlider, QTableWidget, QTabWidget
 
 from app.session import Session
-from app.labs.xor import PARTS, XorLabPanel
+from app.labs.xor import XorLabPanel
+from core.labs import get_lab
 from core.labs import xor as lab
+from core.numbers import format_number
 from core.formats.scenario import load_scenario
 from tests.conftest import SCENARIOS
 
 GOOD, NOT_GOOD, BAD, NOT_BAD = range(4)      # 好吃, 不好吃, 难吃, 不难吃
 OUTPUT_COLUMN, VERDICT_COLUMN = 4, 5
+PARTS = get_lab("xor").parts
 
 
 @pytest.fixture
@@ -92,12 +95,11 @@ def test_the_identity_holds_for_whatever_the_learner_sets(lab_panel, seed):
     assert find(panel, QSlider, "xorSliderC").value() == int(round(c * 100))        # spin → slider
     sides = re.findall(r"ŷ\(\d,\d\) \+ ŷ\(\d,\d\) = \S+ \+ \S+ = (\S+)", plain(find(panel, QLabel, "xorIdentity")))
     left, right = lab.identity_sides(model)
-    assert sides == [lab.format_value(left), lab.format_value(right)]
+    assert sides == [format_number(left, trim=True), format_number(right, trim=True)]
     assert sides[0] == sides[1]
-    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}".replace("-0.000", "0.000")
-                                            for v in lab.linear_outputs(session.state.inputs, model)]
+    assert column(panel, OUTPUT_COLUMN) == [format_number(v, 3) for v in lab.linear_outputs(session.state.inputs, model)]
     mse = lab.linear_mse(session.state.inputs, session.state.targets, model)
-    assert f"MSE = {lab.format_value(mse)}" in plain(find(panel, QLabel, "xorMse"))
+    assert f"MSE = {format_number(mse, trim=True)}" in plain(find(panel, QLabel, "xorMse"))
     assert mse >= 0.25 - 1e-12
     # the proof part substitutes the same numbers
     panel.set_focus("failure")
@@ -122,16 +124,16 @@ def test_naive_plots_are_cores_curves(lab_panel):
     panel.set_focus("naive")
     find(panel, QSlider, "xorSliderB").setValue(-70)
     model = panel.linear.model
-    xs, ys = panel.curve_item.getData()
+    xs, ys = panel.part("naive").curve_item.getData()
     assert np.allclose(ys, lab.linear_mse_curve(session.state.inputs, session.state.targets, model, "b", xs))
-    assert panel.floor_line.value() == pytest.approx(0.25)
+    assert panel.part("naive").floor_line.value() == pytest.approx(0.25)
     pick(panel, "xorLandscapeAxes", "ac")
     grid = np.linspace(-2, 2, 81)
     expected = lab.linear_mse_landscape(session.state.inputs, session.state.targets, model, "a", "c", grid, grid)
-    assert np.allclose(panel.landscape_image.image, expected, atol=1e-5)
-    best = panel.landscape_best.getData()
+    assert np.allclose(panel.part("naive").landscape_image.image, expected, atol=1e-5)
+    best = panel.part("naive").landscape_best.getData()
     assert (best[0][0], best[1][0]) == pytest.approx((0, 0.5), abs=1e-9)
-    point = panel.landscape_point.getData()
+    point = panel.part("naive").landscape_point.getData()
     assert (point[0][0], point[1][0]) == pytest.approx((model.a, model.c))
 
 
@@ -164,13 +166,13 @@ def test_editing_a_weight_on_the_drawing(lab_panel):
     assert session.tensor("W_out")[1, 0] == -1
     expected = session.trace["hook_resid_post"][:, 0]
     assert expected.tolist() == [1, 1, 0, 1]                    # 不好吃: 2 − 1 = 1
-    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}" for v in expected]
+    assert column(panel, OUTPUT_COLUMN) == [format_number(v, 3) for v in expected]
     find(panel, QDoubleSpinBox, "xorW_in_1_0").setValue(0.5)
     find(panel, QDoubleSpinBox, "xorB_in_0").setValue(0.25)
     find(panel, QDoubleSpinBox, "xorB_out").setValue(-0.125)
     assert session.tensor("W_in")[1, 0] == 0.5 and session.tensor("b_in")[0] == 0.25
     assert session.tensor("b_out")[0] == -0.125
-    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}" for v in session.trace["hook_resid_post"][:, 0]]
+    assert column(panel, OUTPUT_COLUMN) == [format_number(v, 3) for v in session.trace["hook_resid_post"][:, 0]]
     while session.undo_stack.canUndo():
         session.undo_stack.undo()
     assert find(panel, QDoubleSpinBox, "xorW_out_1").value() == -2
@@ -204,22 +206,22 @@ def test_bias_slider_and_first_to_flip(lab_panel):
     assert "好吃" not in plain(flip_label) and "4 of 4" in plain(flip_label)
     slider.setValue(-76)
     assert "好吃" not in plain(flip_label) and "b = −0.76" in plain(flip_label)
-    assert len(panel.bias_flip_point.getData()[0]) == 0
+    assert len(panel.part("bias").bias_flip_point.getData()[0]) == 0
     slider.setValue(-75)
     assert "好吃, 不难吃" in plain(flip_label) and "b = −0.75" in plain(flip_label)
     assert "Right all the way to 0: 不好吃, 难吃" in plain(flip_label)
-    assert list(panel.bias_flip_point.getData()[0]) == pytest.approx([-0.75, -0.75])
+    assert list(panel.part("bias").bias_flip_point.getData()[0]) == pytest.approx([-0.75, -0.75])
     slider.setValue(-50)
     assert session.tensor("b_in")[1] == -0.5
-    assert all(marker.value() == -0.5 for marker in panel.bias_markers)
-    assert column(panel, OUTPUT_COLUMN) == ["0.000", "-1.000", "0.000", "0.000"]
+    assert all(marker.value() == -0.5 for marker in panel.part("bias").bias_markers)
+    assert column(panel, OUTPUT_COLUMN) == ["0.000", "−1.000", "0.000", "0.000"]
     sweep = lab.bias_sweep(session.config, session.state.weights, session.state.inputs, session.state.targets)
-    for k, curve in enumerate(panel.bias_curves):
+    for k, curve in enumerate(panel.part("bias").bias_curves):
         assert np.allclose(curve.getData()[1], sweep.outputs[:, k])
-    assert np.allclose(panel.bias_mse_curve.getData()[1], sweep.mse)
+    assert np.allclose(panel.part("bias").bias_mse_curve.getData()[1], sweep.mse)
     pick(panel, "xorActivation", "gelu_tanh")
     gelu = lab.first_to_flip(session.config, session.state.weights, session.state.inputs, session.state.targets)
-    assert f"b = {lab.format_value(gelu.value, 4)}" in plain(flip_label)
+    assert f"b = {format_number(gelu.value, 4, trim=True)}" in plain(flip_label)
     pick(panel, "xorActivation", "identity")
     assert "Already wrong at b = −1: 难吃" in plain(flip_label)
 
@@ -254,7 +256,7 @@ def test_neuron_heatmaps_are_cores_grids(lab_panel):
     session, panel = lab_panel
     panel.set_focus("neurons")
     _, maps = lab.neuron_maps(session.config, session.state.weights, 41)
-    for j, image in enumerate(panel.neuron_images):
+    for j, image in enumerate(panel.part("neurons").neuron_images):
         assert image.image.shape == (41, 41)
         assert np.allclose(image.image, maps[j], atol=1e-6)
     assert "at least one" in plain(find(panel, QLabel, "xorNeuronCaption1"))
@@ -262,7 +264,7 @@ def test_neuron_heatmaps_are_cores_grids(lab_panel):
     assert "ŷ = h₁ − 2·h₂" in plain(find(panel, QLabel, "xorNeuronSummary"))
     session.set_value("b_in", (1,), 0.0)                       # the maps follow the weights
     _, maps = lab.neuron_maps(session.config, session.state.weights, 41)
-    assert np.allclose(panel.neuron_images[1].image, maps[1], atol=1e-6)
+    assert np.allclose(panel.part("neurons").neuron_images[1].image, maps[1], atol=1e-6)
 
 
 def test_another_block_shows_why_the_lab_cannot_run(lab_panel):
@@ -420,7 +422,7 @@ def test_loading_the_step_again_resets_the_linear_model(lab_panel, qtbot, with_s
     assert find(panel, QDoubleSpinBox, "xorSpinA").value() == 1
     assert find(panel, QSlider, "xorSliderA").value() == 100
     assert find(panel, QSlider, "xorSliderC").value() == 0
-    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}" for v in lab.linear_outputs(session.state.inputs, initial)]
+    assert column(panel, OUTPUT_COLUMN) == [format_number(v, 3) for v in lab.linear_outputs(session.state.inputs, initial)]
     panel.set_focus("failure")
     assert "a = 1, b = 1, c = 0:" in plain(find(panel, QLabel, "xorProof"))
 

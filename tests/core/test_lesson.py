@@ -11,7 +11,7 @@ import pytest
 
 from core.block import forward
 from core.functions import norm_parts
-from core.formats.lesson import (PANELS, UNAVAILABLE, Lesson, LessonError, Text, list_lessons, load_lesson,
+from core.formats.lesson import (UNAVAILABLE, Lesson, LessonError, Text, list_lessons, load_lesson, panel_names,
                          parse_placeholders, render_caption)
 from tests.conftest import ROOT, SCENARIOS
 
@@ -59,7 +59,7 @@ def test_every_shipped_lesson_loads_and_every_step_runs(path):
             assert step.select.hook in trace
         for hook in step.highlight.hooks:
             assert hook in trace
-        assert set(step.panels) <= set(PANELS)
+        assert set(step.panels) <= set(panel_names())
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
@@ -325,6 +325,13 @@ CASES = {
                        'steps[1] (id "b0").select.token: expected a whole number from 0, got -1'),
     "bad panel name": (lambda d: step(d, 0).update(panels=["dataflow", "plots.loss"]),
                        'steps[0] (id "b4").panels[1]: expected one of dataflow,'),
+    "unknown lab": (lambda d: step(d, 0).update(panels=["lab.gates.naive"]),
+                    'steps[0] (id "b4").panels[0]: "lab.gates.naive": there is no lab "gates"; the labs are xor, ffn-page'),
+    "unknown lab part": (lambda d: step(d, 0).update(panels=["lab.xor.gates"]),
+                         'steps[0] (id "b4").panels[0]: "lab.xor.gates": the lab "xor" has no part "gates"; '
+                         'its parts are naive, failure, ffn, bias, compute, neurons'),
+    "lab without a part": (lambda d: step(d, 0).update(panels=["lab.xor"]),
+                           'steps[0] (id "b4").panels[0]: "lab.xor": the lab "xor" has no part ""'),
     "repeated panel": (lambda d: step(d, 0).update(panels=["dataflow", "dataflow"]),
                        'steps[0] (id "b4").panels[1]: "dataflow" is listed twice'),
     "attention plot without attention": (lambda d: step(d, 1).update(panels=["plots.attention"]),

@@ -1,16 +1,17 @@
-"""The two-neuron lab of C4 (core/xor_lab.py): every number the seed prints, and the lab's own."""
+"""The two-neuron lab of C4 (core/labs/xor.py): every number the seed prints, and the lab's own."""
 import numpy as np
 import pytest
 
 from core.block import forward, mse
 from core.formats.scenario import load_scenario
 from core.labs.xor import (
-    Flip, Linear, best_linear, bias_sweep, collapsed_linear, constant_mse, count_right, first_to_flip, format_value,
+    Flip, Linear, best_linear, bias_sweep, collapsed_linear, constant_mse, count_right, first_to_flip,
     has_flipped,
     identity_sides, lab_mismatches, linear_formula, linear_mse, linear_mse_curve, linear_mse_landscape,
     linear_outputs, linear_proof, lit_pattern, lit_rows, neuron_formula, neuron_maps, neuron_terms,
     output_terms, outputs_with, target_sides, verdicts,
 )
+from core.numbers import format_number
 from tests.conftest import SCENARIOS
 
 GOOD, NOT_GOOD, BAD, NOT_BAD = range(4)      # 好吃, 不好吃, 难吃, 不难吃
@@ -37,7 +38,7 @@ def test_least_squares_is_half_everywhere(xor):
     assert model.b == pytest.approx(0, abs=1e-12)
     assert model.c == pytest.approx(0.5, abs=1e-12)
     assert error == pytest.approx(0.25, abs=1e-12)
-    assert [format_value(v) for v in (model.a, model.b, model.c, error)] == ["0", "0", "0.5", "0.25"]
+    assert [format_number(v, trim=True) for v in (model.a, model.b, model.c, error)] == ["0", "0", "0.5", "0.25"]
 
 
 def test_linear_outputs_are_a_p_plus_b_n_plus_c(xor):
@@ -176,7 +177,7 @@ def test_first_to_flip_with_relu(xor):
     # both reach 0.5 at b = −0.75. 不好吃's output only falls further below 0.5.
     assert flip.rows == (GOOD, NOT_BAD) and flip.row == GOOD
     assert flip.value == pytest.approx(-0.75, abs=1e-12)
-    assert format_value(flip.value) == "−0.75"
+    assert format_number(flip.value, trim=True) == "−0.75"
     assert not flip.already_wrong
     sweep = bias_sweep(xor.config, xor.weights, xor.inputs, xor.targets)
     assert sweep.outputs[:, NOT_GOOD] == pytest.approx(-2 - 2 * sweep.values)
@@ -218,8 +219,8 @@ def test_one_neuron_lights_for_at_least_one_the_other_for_both(xor, activation):
     assert lit_pattern(xor.inputs, lit_rows(hidden[:, 1])) == "both"
 
 
-def test_format_value_reads_like_the_seed():
-    assert [format_value(v) for v in (1.0, -1.0, 2.0, -0.0, 0.25, 1.9545977, -0.7499999999999999, 1e-17)] == \
+def test_the_lab_prints_numbers_like_the_seed():
+    assert [format_number(v, trim=True) for v in (1.0, -1.0, 2.0, -0.0, 0.25, 1.9545977, -0.7499999999999999, 1e-17)] == \
         ["1", "−1", "2", "0", "0.25", "1.954598", "−0.75", "0"]
 
 

@@ -1,0 +1,76 @@
+"""Part 2 of the FFN page: why d_ff is four times d, from the original paper's table."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from app.labs.ffn_page.common import EDGE_PT, HEADING_PT, Part, PlotWidget, new_plot, note_frame, text_label
+from app.widgets.style import font
+from core.labs.ffn_page import (GPT2_D_FF, GPT2_D_MODEL, VASWANI_BASE_D_FF, VASWANI_D_MODEL, VASWANI_SOURCE,
+                                VASWANI_WIDTH, ffn_parameter_parts, gpt2_ffn_parameters, width_ratio)
+
+
+class FfnWidthPart(Part):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("ffnWidthPart")
+        self.heading = text_label("", HEADING_PT, bold=True)
+        self.intro = text_label("ffnWidthIntro")
+        self.plot_widget = PlotWidget("ffnWidthPlot", 300)
+        self.plot = new_plot(self.plot_widget)
+        d_ff = np.array([row.d_ff for row in VASWANI_WIDTH], dtype=float)
+        perplexity = np.array([row.dev_perplexity for row in VASWANI_WIDTH])
+        self.curve = self.plot.plot(d_ff, perplexity, pen=pg.mkPen("#0072B2", width=2), symbol="o", symbolSize=11,
+                                    symbolBrush="#0072B2", symbolPen="w")
+        self.point_labels: list[pg.TextItem] = []
+        for row in VASWANI_WIDTH:
+            text = pg.TextItem(anchor=(0.5, 1.25), color="#222222")
+            text.setFont(font(EDGE_PT))
+            text.setPos(row.d_ff, row.dev_perplexity)
+            self.plot.addItem(text)
+            self.point_labels.append(text)
+        self.plot.getAxis("bottom").setTicks([[(row.d_ff, f"{row.d_ff:,}") for row in VASWANI_WIDTH]])
+        self.plot.setXRange(600, 4500, padding=0)
+        low, high = float(perplexity.min()), float(perplexity.max())
+        self.plot.setYRange(low - 0.08, high + 0.12, padding=0)
+        self.source = text_label("ffnWidthSource")
+        self.source.setStyleSheet("color: #555555;")
+        self.gpt2 = text_label("ffnWidthGpt2", rich=True)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.intro)
+        layout.addWidget(self.plot_widget, 1)
+        layout.addWidget(self.source)
+        layout.addWidget(note_frame(self.gpt2))
+        layout.addStretch(0)
+        self.retranslate()
+
+    def plotted(self) -> tuple[np.ndarray, np.ndarray]:
+        x, y = self.curve.getData()
+        return np.asarray(x), np.asarray(y)
+
+    def retranslate(self) -> None:
+        self.heading.setText(self.tr("Why four times as wide?"))
+        self.intro.setText(self.tr(
+            "Two neurons solved one hand-made problem; a real model needs thousands of reading directions at once. "
+            "d_ff = 4d gives every token 4d hidden units. Nothing derives the 4: the original paper tried three "
+            "widths at d_model = %1 — wider was better but dearer — and kept %2 = 4 × %1.")
+            .replace("%1", str(VASWANI_D_MODEL)).replace("%2", f"{VASWANI_BASE_D_FF:,}"))
+        self.plot.setLabel("bottom", self.tr("d_ff (d_model = %1)").replace("%1", str(VASWANI_D_MODEL)),
+                           **{"font-size": "11pt"})
+        self.plot.setLabel("left", self.tr("dev perplexity (lower is better)"), **{"font-size": "11pt"})
+        for row, text in zip(VASWANI_WIDTH, self.point_labels):
+            text.setText(self.tr("%1 · %2M params").replace("%1", f"{row.dev_perplexity:.2f}")
+                         .replace("%2", str(row.parameters_millions)))
+        self.source.setText(self.tr("Source: %1. English–German dev set (newstest2013); the middle point is the "
+                                    "base model.").replace("%1", VASWANI_SOURCE))
+        parts = ffn_parameter_parts(GPT2_D_MODEL, GPT2_D_FF)
+        self.gpt2.setText(self.tr(
+            "<b>GPT-2 small keeps the 4×:</b> d = %1 → d_ff = %2 (×%3). One layer's FFN holds "
+            "W_up %4 + b_up %5 + W_down %6 + b_down %7 = <b>%8</b> parameters.")
+            .replace("%1", f"{GPT2_D_MODEL:,}").replace("%2", f"{GPT2_D_FF:,}")
+            .replace("%3", f"{width_ratio(GPT2_D_MODEL, GPT2_D_FF):g}").replace("%4", f"{parts['W_up']:,}")
+            .replace("%5", f"{parts['b_up']:,}").replace("%6", f"{parts['W_down']:,}")
+            .replace("%7", f"{parts['b_down']:,}").replace("%8", f"{gpt2_ffn_parameters():,}"))

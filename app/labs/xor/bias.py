@@ -1,0 +1,168 @@
+"""Part ④ of the two-neuron lab: drag neuron 2's bias from −1 to 0 and see which sentence goes
+wrong first."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt
+from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
+
+from app.labs.xor.common import (BIAS_NEURON, POINT_COLOUR, ROW_COLOURS, SLIDER_SCALE, TEXT_PT, WRONG_COLOUR,
+                                 axis_label, esc, graphics, label, new_plot, plot_title, set_text, trimmed)
+from app.widgets.spin import session_spin, set_spin_value
+from app.widgets.style import font
+from core.formats.scenario import MAX_ABS_VALUE
+from core.labs import xor as lab
+
+
+class XorBiasPart(QWidget):
+    """A slider and a spin box on b_in[1], every sentence's ŷ and the MSE over the bias range."""
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("xorBiasPage")
+        self.session = session
+        # The sweep over b_in[1] (everything but b_in[1] itself): recomputed only when its key changes.
+        self._sweep_key: tuple | None = None
+        self._flip: lab.Flip | None = None
+        self._never = np.zeros(0, dtype=bool)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 6, 4, 4)
+        row = QHBoxLayout()
+        self.bias_title = label("xorBiasTitle", TEXT_PT, wrap=False)
+        self.bias_slider = QSlider(Qt.Orientation.Horizontal)
+        self.bias_slider.setObjectName("xorBiasSlider")
+        low, high = lab.BIAS_RANGE
+        self.bias_slider.setRange(int(low * SLIDER_SCALE), int(high * SLIDER_SCALE))
+        self.bias_slider.valueChanged.connect(
+            lambda position: self.session.set_value("b_in", (BIAS_NEURON,), position / SLIDER_SCALE, merge=True))
+        self.bias_slider.sliderReleased.connect(self.session.end_gesture)   # one drag, one undo step
+        self.bias_spin = session_spin("xorBiasSpin", -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.05, session, points=TEXT_PT)
+        self.bias_spin.setFixedWidth(96)
+        self.bias_spin.valueChanged.connect(
+            lambda value: self.session.set_value("b_in", (BIAS_NEURON,), float(value), merge=True))
+        row.addWidget(self.bias_title)
+        row.addWidget(self.bias_slider, 1)
+        row.addWidget(self.bias_spin)
+        layout.addLayout(row)
+        self.flip_label = label("xorFirstFlip", TEXT_PT)
+        layout.addWidget(self.flip_label)
+
+        self.bias_view = graphics("xorBiasPlots")
+        self.bias_outputs_plot = new_plot()
+        self.bias_mse_plot = new_plot()
+        self.bias_view.addItem(self.bias_outputs_plot, 0, 0)
+        self.bias_view.addItem(self.bias_mse_plot, 0, 1)
+        self.bias_view.ci.layout.setColumnStretchFactor(0, 3)
+        self.bias_view.ci.layout.setColumnStretchFactor(1, 2)
+        self.bias_legend = self.bias_outputs_plot.addLegend(offset=(24, -4), labelTextSize="10pt",
+                                                            brush=pg.mkBrush(255, 255, 255, 220))
+        self.bias_curves: list[pg.PlotDataItem] = []
+        self.bias_threshold = pg.InfiniteLine(pos=lab.THRESHOLD, angle=0,
+                                              pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine),
+                                              label="0.5", labelOpts={"position": 0.04, "color": "#555555",
+                                                                       "anchors": [(0, 1), (0, 1)]})
+        self.bias_threshold.label.setFont(font(10))
+        self.bias_outputs_plot.addItem(self.bias_threshold)
+        self.bias_flip_point = pg.ScatterPlotItem(size=14, symbol="x", pen=pg.mkPen(WRONG_COLOUR, width=3),
+                                                  brush=pg.mkBrush(WRONG_COLOUR))
+        self.bias_outputs_plot.addItem(self.bias_flip_point)
+        self.bias_mse_curve = self.bias_mse_plot.plot([], [], pen=pg.mkPen("#222222", width=2.5))
+        self.bias_markers = []
+        for plot in (self.bias_outputs_plot, self.bias_mse_plot):
+            marker = pg.InfiniteLine(angle=90, pen=pg.mkPen(POINT_COLOUR, width=2))
+            plot.addItem(marker)
+            plot.setXRange(low, high, padding=0.02)
+            self.bias_markers.append(marker)
+        layout.addWidget(self.bias_view, 1)
+        self.retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.bias_title.setText(self.tr("Neuron 2's bias b_in[1]:"))
+        axis_label(self.bias_outputs_plot, "bottom", self.tr("bias b_in[1]"))
+        axis_label(self.bias_mse_plot, "bottom", self.tr("bias b_in[1]"))
+        plot_title(self.bias_outputs_plot, self.tr("each sentence's ŷ"))
+        plot_title(self.bias_mse_plot, self.tr("MSE"))
+
+    def _names(self, rows) -> str:
+        return self.tr(", ").join(self.session.tokens[int(r)] for r in rows)
+
+    def refresh(self) -> None:
+        s = self.session
+        config, weights, inputs, targets = s.config, s.state.weights, s.state.inputs, s.state.targets
+        bias = float(s.tensor("b_in")[BIAS_NEURON])
+        position = int(round(max(lab.BIAS_RANGE[0], min(lab.BIAS_RANGE[1], bias)) * SLIDER_SCALE))
+        if self.bias_slider.value() != position and not self.bias_slider.isSliderDown():
+            with QSignalBlocker(self.bias_slider):
+                self.bias_slider.setValue(position)
+        set_spin_value(self.bias_spin, bias)
+        for marker in self.bias_markers:
+            marker.setValue(bias)
+        # The sweep over b_in[1] does not depend on b_in[1] itself: dragging the bias only moves
+        # the markers; the curves and the verdict are recomputed when anything else changes.
+        others = np.array(weights["b_in"], dtype=np.float64)
+        others[BIAS_NEURON] = 0.0
+        key = (config, inputs.tobytes(), targets.tobytes(), s.tokens, others.tobytes(),
+               *(weights[name].tobytes() for name in sorted(weights) if name != "b_in"))
+        if key != self._sweep_key:
+            self._sweep_key = key
+            self._sweep_bias(config, weights, inputs, targets)
+        set_text(self.flip_label, self._flip_text(bias))
+
+    def _sweep_bias(self, config, weights, inputs, targets) -> None:
+        """The curves over the bias range and the first sentence to flip: everything but b_in[1]."""
+        s = self.session
+        sweep = lab.bias_sweep(config, weights, inputs, targets, BIAS_NEURON)
+        while len(self.bias_curves) < sweep.outputs.shape[1]:
+            k = len(self.bias_curves)
+            # later rows dashed: 好吃 and 不难吃 run on the same line and must both stay visible
+            curve = self.bias_outputs_plot.plot([], [], pen=pg.mkPen(ROW_COLOURS[k % len(ROW_COLOURS)], width=2.5,
+                                                                     style=Qt.PenStyle.SolidLine if k < 2
+                                                                     else Qt.PenStyle.DashLine))
+            self.bias_curves.append(curve)
+        for k, curve in enumerate(self.bias_curves):
+            if k < sweep.outputs.shape[1]:
+                curve.setData(sweep.values, sweep.outputs[:, k])
+                name = s.tokens[k]
+                if curve.name() != name:
+                    curve.opts["name"] = name
+                    self.bias_legend.removeItem(curve)
+                    self.bias_legend.addItem(curve, name)
+                curve.show()
+            else:
+                curve.hide()
+        self.bias_mse_curve.setData(sweep.values, sweep.mse)
+        self._flip = lab.first_to_flip(config, weights, inputs, targets, BIAS_NEURON, sweep=sweep)
+        self._never = lab.always_right(sweep, targets)
+
+    def _flip_text(self, bias: float) -> str:
+        """Which sentence goes wrong first; told once the learner has dragged the bias that far (the
+        lesson asks it as a question first), and at once when there is nothing to find out."""
+        s, flip = self.session, self._flip
+        if flip is None:
+            self.bias_flip_point.setData([], [])
+            return self.tr("No sentence goes wrong for any bias from −1 to 0.")
+        if flip.already_wrong:
+            self.bias_flip_point.setData([], [])
+            return self.tr("Already wrong at b = −1: <b>%1</b>.").replace("%1", esc(self._names(flip.rows)))
+        if not lab.has_flipped(bias, flip):
+            self.bias_flip_point.setData([], [])
+            right = lab.count_right(s.trace["hook_resid_post"], s.state.targets)
+            return self.tr("Drag the bias up from −1 and watch the curves cross the dashed 0.5 line. "
+                           "At b = %1: %2 of %3 sentences right.").replace("%1", trimmed(bias, 4)) \
+                .replace("%2", str(right)).replace("%3", str(len(s.tokens)))
+        names = esc(self._names(flip.rows))
+        text = (self.tr("As the bias rises from −1, <b>%1</b> goes wrong first, at <b>b = %2</b>: neuron 2 now fires "
+                        "for it too, and its ŷ crosses 0.5.") if len(flip.rows) == 1 else
+                self.tr("As the bias rises from −1, <b>%1</b> go wrong first, together at <b>b = %2</b>: neuron 2 now "
+                        "fires for them too, and their ŷ crosses 0.5."))
+        text = text.replace("%1", names).replace("%2", trimmed(flip.value, 4))
+        self.bias_flip_point.setData([flip.value] * len(flip.rows), [lab.THRESHOLD] * len(flip.rows))
+        if self._never.any():
+            text += self.tr(" Right all the way to 0: %1.").replace("%1", esc(self._names(np.flatnonzero(self._never))))
+        return text

@@ -1,0 +1,72 @@
+"""What the two-neuron lab's widgets share: sizes, colours, and small label and plot helpers."""
+from __future__ import annotations
+
+import html
+from functools import partial
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
+from app.widgets.style import font, quiet_plot, set_axis_label, set_title
+from core.numbers import format_number
+
+SLIDER_SCALE = 100                                    # slider steps per unit: 0.01
+BIAS_NEURON = 1                                       # the seed's experiment drags neuron 2's bias
+TABLE_DECIMALS = 3                                    # ŷ in the table, as the seed prints it
+DIAGRAM_DECIMALS = 3
+TEXT_PT = 11
+FORMULA_PT = 12
+TICK_PT = 10
+ROW_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9")   # Okabe–Ito
+RIGHT_COLOUR = "#1a7f37"
+WRONG_COLOUR = "#c62828"
+POINT_COLOUR = "#D55E00"
+FLOOR_COLOUR = "#c62828"
+SEQUENTIAL = pg.colormap.get("viridis")
+
+# The seed's style inside formulas: 2, −0.25, 0.841192 (trailing zeros dropped).
+trimmed = partial(format_number, trim=True)
+
+
+def label(name: str, points: float = TEXT_PT, wrap: bool = True) -> QLabel:
+    widget = QLabel()
+    widget.setObjectName(name)
+    widget.setFont(font(points))
+    widget.setWordWrap(wrap)
+    widget.setTextFormat(Qt.TextFormat.RichText)
+    widget.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return widget
+
+
+def set_text(widget: QLabel, text: str) -> None:
+    if widget.text() != text:          # re-laying out text costs: only on change
+        widget.setText(text)
+
+
+def esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def new_plot(title: str = "") -> pg.PlotItem:
+    plot = quiet_plot(pg.PlotItem(), TICK_PT)
+    if title:
+        plot_title(plot, title)
+    return plot
+
+
+def axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
+    set_axis_label(plot, side, text, "11pt")
+
+
+def plot_title(plot: pg.PlotItem, text: str) -> None:
+    set_title(plot, text, "11pt")
+
+
+def graphics(name: str) -> pg.GraphicsLayoutWidget:
+    widget = pg.GraphicsLayoutWidget()
+    widget.setObjectName(name)
+    widget.ci.setContentsMargins(2, 2, 2, 2)
+    widget.setMinimumHeight(180)
+    return widget

@@ -1,0 +1,209 @@
+"""The two-neuron FFN drawn as it computes, every weight a spin box on the drawing."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+from app.labs.xor.common import DIAGRAM_DECIMALS, TEXT_PT, trimmed
+from app.widgets.labels import activation_label
+from app.widgets.spin import NumberSpin, session_spin, set_spin_value
+from app.widgets.style import font
+from core.formats.scenario import MAX_ABS_VALUE
+from core.labs import xor as lab
+
+POSITIVE_EDGE = QColor("#b35806")
+NEGATIVE_EDGE = QColor("#542788")
+
+
+class XorDiagram(QWidget):
+    """p, n → two neurons (read weights, bias, activation) → write-back → Σ + b_out → ŷ.
+
+    Every weight is a spin box sitting on the drawing; the nodes show the selected sentence's
+    numbers (from the session's trace). Spins write through session.set_value."""
+
+    def __init__(self, session):
+        super().__init__()
+        self.setObjectName("xorDiagram")
+        self.session = session
+        self.setMinimumSize(560, 300)
+        self.spins: dict[tuple[str, tuple[int, ...]], NumberSpin] = {}
+        cells = [("W_in", (i, j)) for j in range(2) for i in range(2)] + \
+                [("b_in", (j,)) for j in range(2)] + [("W_out", (j, 0)) for j in range(2)] + [("b_out", (0,))]
+        for tensor, index in cells:
+            if tensor == "W_in":
+                name = f"xorW_in_{index[0]}_{index[1]}"
+            elif tensor == "W_out":
+                name = f"xorW_out_{index[0]}"
+            else:
+                name = f"xor{tensor[0].upper()}{tensor[1:]}" + (f"_{index[0]}" if tensor == "b_in" else "")
+            spin = session_spin(name, -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.1, session, points=TEXT_PT)
+            spin.setParent(self)
+            spin.setPrefix("+ " if tensor.startswith("b_") else "× ")
+            spin.setFixedWidth(112)
+            spin.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            spin.valueChanged.connect(lambda value, t=tensor, i=index: self.session.set_value(t, i, float(value),
+                                                                                                merge=True))
+            self.spins[(tensor, index)] = spin
+        self.texts: dict[str, list[str]] = {}
+        self.contributions: list[str] = ["", ""]
+        self.edges: dict[tuple[str, tuple[int, ...]], float] = {}
+        self.headers: list[str] = ["", "", "", ""]
+        self.right = True                  # the selected sentence's verdict
+        self._geometry: dict[str, QRectF] = {}
+        self.retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        names = {"W_in": self.tr("W_in[%1] — how much the neuron reads this feature"),
+                 "b_in": self.tr("b_in[%1] — the neuron's bias"),
+                 "W_out": self.tr("W_out[%1] — what the neuron writes back to ŷ"),
+                 "b_out": self.tr("b_out — added to the sum")}
+        for (tensor, index), spin in self.spins.items():
+            spin.setToolTip(names[tensor].replace("%1", ", ".join(map(str, index))))
+        self.headers = [self.tr("read p, n: W_in, b_in"), self.tr("activation"), self.tr("write back: W_out"), self.tr("sum + b_out")]
+        self.update()
+
+    def refresh(self) -> None:
+        s = self.session
+        for (tensor, index), spin in self.spins.items():
+            value = float(s.tensor(tensor)[index])
+            set_spin_value(spin, value)
+            self.edges[(tensor, index)] = value
+        row = s.selected_index("hook_resid_post")[0]
+        trace = s.trace
+        x = trace["hook_resid_mid"][row]
+        symbol = activation_label(s.config.activation, "short")
+        self.texts = {"p": [f"p = {trimmed(x[0], DIAGRAM_DECIMALS)}"], "n": [f"n = {trimmed(x[1], DIAGRAM_DECIMALS)}"]}
+        for j in range(2):
+            z = trace["mlp.hook_pre"][row, j]
+            h = trace["mlp.hook_post"][row, j]
+            self.texts[f"neuron{j}"] = [self.tr("neuron %1").replace("%1", str(j + 1)),
+                                        f"z = {trimmed(z, DIAGRAM_DECIMALS)} → {symbol} → {trimmed(h, DIAGRAM_DECIMALS)}"]
+            terms = lab.neuron_terms(s.config, s.state.weights, trace, row, j)
+            self.contributions[j] = lab.with_plus(terms.contribution, DIAGRAM_DECIMALS)
+        output = float(trace["hook_resid_post"][row, 0])
+        target = float(s.state.targets[row, 0])
+        right = bool(lab.verdicts(np.array([output]), np.array([target]))[0])
+        self.texts["out"] = [f"ŷ = {trimmed(output, DIAGRAM_DECIMALS)}",
+                             f"y = {trimmed(target, DIAGRAM_DECIMALS)} {'✓' if right else '✗'}"]
+        self.right = right
+        self.update()
+
+    # geometry: every position is a fraction of the widget, so it scales with the window
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._layout()
+
+    def _layout(self) -> None:
+        w, h = self.width(), self.height()
+        top = 30                                   # below the header captions
+        usable = h - top - 8
+        spin_h = self.spins[("b_out", (0,))].sizeHint().height()
+        neuron_y = [top + usable * 0.30, top + usable * 0.74]
+        g: dict[str, QRectF] = {}
+        g["p"] = QRectF(w * 0.01, top + usable * 0.30 - 20, 76, 40)
+        g["n"] = QRectF(w * 0.01, top + usable * 0.74 - 20, 76, 40)
+        neuron_w = min(210.0, max(176.0, w * 0.23))
+        for j in range(2):
+            g[f"neuron{j}"] = QRectF(w * 0.45 - neuron_w / 2, neuron_y[j] - 30, neuron_w, 60)
+        g["sum"] = QRectF(w * 0.78 - 24, (neuron_y[0] + neuron_y[1]) / 2 - 24, 48, 48)
+        g["out"] = QRectF(w - 108, g["sum"].center().y() - 30, 104, 60)
+        self._geometry = g
+        read_x = w * 0.22
+        for j in range(2):
+            for i in range(2):
+                spin = self.spins[("W_in", (i, j))]
+                spin.move(int(read_x - spin.width() / 2), int(neuron_y[j] + (i - 0.5) * (spin_h + 8) - spin_h / 2))
+            bias = self.spins[("b_in", (j,))]
+            offset = -(30 + spin_h + 6) if j == 0 else 30 + 6
+            bias.move(int(g[f"neuron{j}"].center().x() - bias.width() / 2), int(neuron_y[j] + offset))
+            write = self.spins[("W_out", (j, 0))]
+            write_x = (g[f"neuron{j}"].right() + g["sum"].left()) / 2
+            write_y = neuron_y[j] + (g["sum"].center().y() - neuron_y[j]) * 0.2
+            write.move(int(write_x - write.width() / 2), int(write_y - spin_h / 2))
+        b_out = self.spins[("b_out", (0,))]
+        b_out.move(int(g["sum"].center().x() - b_out.width() / 2 + 34), int(g["sum"].bottom() + 14))
+        self.update()
+
+    def _edge_pen(self, value: float) -> QPen:
+        colour = POSITIVE_EDGE if value > 0 else NEGATIVE_EDGE if value < 0 else QColor("#bbbbbb")
+        pen = QPen(colour, 1.5 + 1.5 * min(abs(value), 2.0))
+        if value == 0:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        return pen
+
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        if not self._geometry or not self.texts:
+            return
+        g = self._geometry
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        # header captions over the columns
+        painter.setFont(font(10))
+        painter.setPen(QColor("#555555"))
+        spans = [(g["p"].right(), g["neuron0"].left()), (g["neuron0"].left(), g["neuron0"].right()),
+                 (g["neuron0"].right(), g["sum"].left()), (g["sum"].left() - 30, self.width())]
+        for (left, right), text in zip(spans, self.headers):
+            painter.drawText(QRectF(left, 2, right - left, 24), Qt.AlignmentFlag.AlignCenter, text)
+        # read edges: feature → spin → neuron
+        for j in range(2):
+            neuron = g[f"neuron{j}"]
+            for i, source in enumerate(("p", "n")):
+                spin = self.spins[("W_in", (i, j))].geometry()
+                painter.setPen(self._edge_pen(self.edges.get(("W_in", (i, j)), 0.0)))
+                start = QPointF(g[source].right(), g[source].center().y())
+                painter.drawLine(start, QPointF(spin.left(), spin.center().y()))
+                painter.drawLine(QPointF(spin.right(), spin.center().y()),
+                                 QPointF(neuron.left(), neuron.center().y() + (i - 0.5) * 16))
+            bias = self.spins[("b_in", (j,))].geometry()
+            painter.setPen(self._edge_pen(self.edges.get(("b_in", (j,)), 0.0)))
+            edge_y = bias.bottom() if j == 0 else bias.top()
+            painter.drawLine(QPointF(bias.center().x(), edge_y),
+                             QPointF(neuron.center().x(), neuron.top() if j == 0 else neuron.bottom()))
+            # write edges: neuron → spin → Σ, with the contribution of the selected sentence
+            write = self.spins[("W_out", (j, 0))].geometry()
+            painter.setPen(self._edge_pen(self.edges.get(("W_out", (j, 0)), 0.0)))
+            painter.drawLine(QPointF(neuron.right(), neuron.center().y()), QPointF(write.left(), write.center().y()))
+            radius = g["sum"].width() / 2 * 0.7071            # enter Σ at its upper-left / lower-left
+            end = QPointF(g["sum"].center().x() - radius, g["sum"].center().y() + (radius if j else -radius))
+            painter.drawLine(QPointF(write.right(), write.center().y()), end)
+            painter.setPen(QColor("#222222"))
+            painter.setFont(font(11, bold=True))
+            label_y = write.bottom() + 4 if j == 0 else write.top() - 22
+            painter.drawText(QRectF(write.left(), label_y, write.width(), 20), Qt.AlignmentFlag.AlignCenter,
+                             self.contributions[j])
+        b_out = self.spins[("b_out", (0,))].geometry()
+        painter.setPen(self._edge_pen(self.edges.get(("b_out", (0,)), 0.0)))
+        painter.drawLine(QPointF(g["sum"].center().x(), g["sum"].bottom()), QPointF(g["sum"].center().x(), b_out.top()))
+        painter.setPen(QPen(QColor("#333333"), 2))
+        painter.drawLine(QPointF(g["sum"].right(), g["sum"].center().y()), QPointF(g["out"].left(), g["sum"].center().y()))
+        # nodes
+        for key in ("p", "n", "neuron0", "neuron1", "out"):
+            rect = g[key]
+            fill = QColor("#f3f3f3")
+            if key == "out":
+                fill = QColor("#e8f5e9") if self.right else QColor("#ffebee")
+            painter.setPen(QPen(QColor("#444444"), 1.5))
+            painter.setBrush(fill)
+            painter.drawRoundedRect(rect, 8, 8)
+            lines = self.texts.get(key, [])
+            if len(lines) == 1:
+                painter.setFont(font(12, bold=True))
+                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, lines[0])
+            else:
+                painter.setFont(font(11, bold=True))
+                painter.drawText(rect.adjusted(4, 4, -4, -rect.height() / 2), Qt.AlignmentFlag.AlignCenter, lines[0])
+                painter.setFont(font(11))
+                painter.drawText(rect.adjusted(4, rect.height() / 2 - 2, -4, -4), Qt.AlignmentFlag.AlignCenter, lines[1])
+        painter.setBrush(QColor("#f3f3f3"))
+        painter.setPen(QPen(QColor("#444444"), 1.5))
+        painter.drawEllipse(g["sum"])
+        painter.setFont(font(16, bold=True))
+        painter.drawText(g["sum"], Qt.AlignmentFlag.AlignCenter, "Σ")
+        painter.end()

@@ -1,0 +1,63 @@
+"""Part ② of the two-neuron lab: the proof that no line can say "exactly one", with the
+learner's own a, b, c put in."""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
+
+from app.labs.xor.common import FORMULA_PT, TEXT_PT, esc, label, set_text, trimmed
+from app.labs.xor.state import LinearModel, TableFacts
+from app.widgets.style import font
+from core.labs import xor as lab
+
+
+class XorFailurePart(QWidget):
+    showFix = Signal()            # "see how two neurons fix it": the panel brings part ③ forward
+
+    def __init__(self, session, linear: LinearModel, facts: TableFacts, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("xorFailurePage")
+        self.session = session
+        self.linear = linear
+        self.facts = facts
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        self.proof_label = label("xorProof", FORMULA_PT)
+        self.proof_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.proof_label)
+        layout.addStretch(1)
+        self.to_ffn_button = QPushButton()
+        self.to_ffn_button.setObjectName("xorShowFix")
+        self.to_ffn_button.setFont(font(TEXT_PT))
+        self.to_ffn_button.clicked.connect(self.showFix)
+        layout.addWidget(self.to_ffn_button, 0, Qt.AlignmentFlag.AlignRight)
+        self.retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.to_ffn_button.setText(self.tr("See how two neurons fix it →"))
+
+    def refresh(self) -> None:
+        m = self.linear.model
+        facts = self.facts
+        best = facts.best
+        proof = lab.linear_proof(m)
+        lines = [self.tr("For any a, b, c; here with yours, a = %1, b = %2, c = %3:")
+                 .replace("%1", trimmed(m.a)).replace("%2", trimmed(m.b)).replace("%3", trimmed(m.c)),
+                 "&nbsp;&nbsp;" + esc(proof.left_text()),
+                 "&nbsp;&nbsp;" + esc(proof.right_text()),
+                 self.tr("The two sums are the same expression, a + b + 2c, so they are always equal.")]
+        if facts.target_sides is not None:
+            lines.append(self.tr("The targets do not: %1").replace("%1", facts.target_sums_text()))
+        text = self.tr("No line can match both. The best a linear model can do is a = %1, b = %2, c = %3, MSE %4.") \
+            .replace("%1", trimmed(best.a)).replace("%2", trimmed(best.b)).replace("%3", trimmed(best.c)) \
+            .replace("%4", trimmed(facts.best_mse))
+        if trimmed(best.a) == "0" and trimmed(best.b) == "0":
+            text += self.tr(" That is ŷ = %1 for every sentence: it cannot tell praise from criticism.") \
+                .replace("%1", trimmed(best.c))
+        lines.append(text)
+        set_text(self.proof_label, "<br><br>".join(lines))

@@ -1,0 +1,29 @@
+"""Part ③ of the two-neuron lab: the FFN drawn as it computes one sentence, every weight editable."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from app.labs.xor.common import esc, label, set_text, trimmed
+from app.labs.xor.diagram import XorDiagram
+
+
+class XorFfnPart(QWidget):
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("xorFfnPage")
+        self.session = session
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.ffn_caption = label("xorFfnCaption", 10)
+        layout.addWidget(self.ffn_caption)
+        self.diagram = XorDiagram(session)
+        layout.addWidget(self.diagram, 1)
+
+    def refresh(self) -> None:
+        s = self.session
+        row = s.selected_index("hook_resid_post")[0]
+        x = s.state.inputs[row]
+        set_text(self.ffn_caption, self.tr("Following <b>%1</b> (p = %2, n = %3); click a row of the table to follow "
+                                           "another. Every number on the drawing can be edited.")
+                 .replace("%1", esc(s.tokens[row])).replace("%2", trimmed(x[0])).replace("%3", trimmed(x[1])))
+        self.diagram.refresh()

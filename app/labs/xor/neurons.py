@@ -1,0 +1,121 @@
+"""Part ⑥ of the two-neuron lab: what each neuron responds to over the (p, n) square."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+
+from app.labs.xor.common import TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, plot_title, set_text, trimmed
+from app.widgets.style import DIVERGING, DIVERGING_LUT, font, limit_for
+from core.labs import xor as lab
+
+MAP_POINTS = 41                                       # each neuron over the (p, n) square
+SUBSCRIPT_H = ("h₁", "h₂")
+
+
+class XorNeuronsPart(QWidget):
+    """Two heatmaps (one per neuron) with the four sentences on them, and what each one lights up for."""
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("xorNeuronsPage")
+        self.session = session
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.maps_view = graphics("xorNeuronMaps")
+        self.maps_view.ci.setContentsMargins(2, 8, 2, 8)      # room for the colour bar's end labels
+        self.map_plots: list[pg.PlotItem] = []
+        self.neuron_images: list[pg.ImageItem] = []
+        self.map_points: list[pg.ScatterPlotItem] = []
+        self.map_labels: list[list[pg.TextItem]] = []
+        half = 0.5 / (MAP_POINTS - 1)
+        self.map_rect = QRectF(-half, -half, 1 + 2 * half, 1 + 2 * half)
+        for j in range(2):
+            plot = new_plot()
+            image = pg.ImageItem()
+            image.setLookupTable(DIVERGING_LUT)
+            plot.addItem(image)
+            points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#ffffff"), pen=pg.mkPen("#111111", width=2))
+            plot.addItem(points)
+            plot.setXRange(-half, 1 + half, padding=0.02)
+            plot.setYRange(-half, 1 + half, padding=0.02)
+            plot.setAspectLocked(True)
+            for side, text in (("bottom", "p"), ("left", "n")):
+                axis_label(plot, side, text)
+            self.maps_view.addItem(plot, 0, j)
+            self.map_plots.append(plot)
+            self.neuron_images.append(image)
+            self.map_points.append(points)
+            self.map_labels.append([])
+        self.maps_bar = pg.ColorBarItem(values=(-1, 1), colorMap=DIVERGING, interactive=False, width=12,
+                                        colorMapMenu=False, pen="#888888")
+        self.maps_bar.axis.setTickFont(font(TICK_PT))
+        self.maps_view.addItem(self.maps_bar, 0, 2)
+        self.maps_levels = (-1.0, 1.0)
+        layout.addWidget(self.maps_view, 1)
+        captions = QHBoxLayout()
+        self.map_captions = [label(f"xorNeuronCaption{j + 1}", 10) for j in range(2)]
+        for caption in self.map_captions:
+            caption.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+            captions.addWidget(caption, 1)
+        layout.addLayout(captions)
+        self.maps_summary = label("xorNeuronSummary", TEXT_PT)
+        layout.addWidget(self.maps_summary)
+
+    def _names(self, rows) -> str:
+        return self.tr(", ").join(self.session.tokens[int(r)] for r in rows)
+
+    def refresh(self) -> None:
+        s = self.session
+        grid, maps = lab.neuron_maps(s.config, s.state.weights, MAP_POINTS)
+        limit = limit_for(maps)
+        levels = (-limit, limit)
+        for j, image in enumerate(self.neuron_images):
+            image.setImage(np.ascontiguousarray(maps[j], dtype=np.float32), levels=levels)
+            image.setRect(self.map_rect)                         # needs an image first
+        if levels != self.maps_levels:
+            self.maps_levels = levels
+            self.maps_bar.setLevels(values=levels)
+        inputs = s.state.inputs
+        hidden = s.trace["mlp.hook_post"]
+        rules = {"at_least_one": self.tr("at least one of p, n holds (p + n ≥ 1)"),
+                 "both": self.tr("only when both hold"), "exactly_one": self.tr("exactly one holds"),
+                 "none": self.tr("none of the four sentences"), "all": self.tr("all four sentences"), "other": ""}
+        patterns = []
+        for j, plot in enumerate(self.map_plots):
+            self.map_points[j].setData(inputs[:, 0], inputs[:, 1])
+            labels = self.map_labels[j]
+            while len(labels) < len(s.tokens):
+                item = pg.TextItem(anchor=(0.5, 1.3), color="#111111", fill=pg.mkBrush(255, 255, 255, 200))
+                item.setFont(font(10))
+                plot.addItem(item)
+                labels.append(item)
+            for k, item in enumerate(labels):
+                if k < len(s.tokens):
+                    text = f"{s.tokens[k]} {trimmed(hidden[k, j], 3)}"
+                    if item.toPlainText() != text:
+                        item.setText(text)
+                    item.setPos(float(inputs[k, 0]), float(inputs[k, 1]))
+                    # labels of the top row go below their point so they stay inside the square
+                    item.setAnchor((0.5, -0.3) if inputs[k, 1] > 0.5 else (0.5, 1.3))
+                    item.show()
+                else:
+                    item.hide()
+            formula = lab.neuron_formula(s.config, s.state.weights, j)
+            plot_title(plot, self.tr("neuron %1: %2 = %3").replace("%1", str(j + 1)).replace("%2", SUBSCRIPT_H[j])
+                       .replace("%3", formula))
+            lit = lab.lit_rows(hidden[:, j])
+            pattern = lab.lit_pattern(inputs, lit)
+            patterns.append(pattern)
+            lit_names = self._names(np.flatnonzero(lit)) or self.tr("none")
+            caption = self.tr("Neuron %1 lights up (h ≥ 0.5) for: <b>%2</b>").replace("%1", str(j + 1)) \
+                .replace("%2", esc(lit_names))
+            if rules[pattern]:
+                caption += self.tr(" — %1.").replace("%1", rules[pattern])
+            set_text(self.map_captions[j], caption)
+        summary = self.tr("The output adds them with the write-back coefficients: <b>ŷ = %1</b>.") \
+            .replace("%1", lab.output_formula(s.state.weights))
+        if patterns == ["at_least_one", "both"] and lab.verdicts(s.trace["hook_resid_post"], s.state.targets).all():
+            summary += self.tr(" “At least one” minus twice “both” is “exactly one”.")
+        set_text(self.maps_summary, summary)

@@ -1,0 +1,192 @@
+"""What stays above every part of the lab: the data table, the MSE, and a box beside them
+(the linear identity in the linear parts, the activation switch in the FFN parts)."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QEvent, QSignalBlocker
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QStackedWidget, QVBoxLayout, QWidget
+
+from app.labs.xor.common import (FORMULA_PT, RIGHT_COLOUR, TABLE_DECIMALS, TEXT_PT, WRONG_COLOUR, label,
+                                 set_text, trimmed)
+from app.labs.xor.state import LinearModel, TableFacts
+from app.labs.xor.table import XorTable
+from app.widgets.labels import activation_label
+from app.widgets.style import font
+from core.labs import xor as lab
+from core.numbers import format_number, parenthesized
+
+ACTIVATIONS = ("relu", "gelu_tanh", "identity")       # the lab's three choices
+
+
+class XorOverview(QWidget):
+    """The table (click a row to follow a sentence), the MSE, and the box beside them."""
+
+    def __init__(self, session, linear: LinearModel, facts: TableFacts, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.linear = linear
+        self.facts = facts
+        top = QHBoxLayout(self)
+        top.setContentsMargins(0, 0, 0, 0)
+        top.setSpacing(10)
+        left = QVBoxLayout()
+        left.setSpacing(2)
+        self.table = XorTable()
+        self.table.itemSelectionChanged.connect(self._table_selected)
+        left.addWidget(self.table)
+        self.mse_label = label("xorMse", TEXT_PT)
+        self.reference_label = label("xorReference", 10)
+        left.addWidget(self.mse_label)
+        left.addWidget(self.reference_label)
+        left.addStretch(1)
+        top.addLayout(left, 11)
+
+        self.side = QStackedWidget()
+        self.side.setObjectName("xorSide")
+        linear_side = QWidget()
+        linear_layout = QVBoxLayout(linear_side)
+        linear_layout.setContentsMargins(0, 0, 0, 0)
+        self.identity_label = label("xorIdentity", FORMULA_PT)
+        linear_layout.addWidget(self.identity_label)
+        linear_layout.addStretch(1)
+        ffn_side = QWidget()
+        ffn_layout = QVBoxLayout(ffn_side)
+        ffn_layout.setContentsMargins(0, 0, 0, 0)
+        ffn_layout.setSpacing(4)
+        row = QHBoxLayout()
+        self.activation_title = label("xorActivationTitle", TEXT_PT, wrap=False)
+        self.activation_combo = QComboBox()
+        self.activation_combo.setObjectName("xorActivation")
+        self.activation_combo.setFont(font(TEXT_PT))
+        for name in ACTIVATIONS:
+            self.activation_combo.addItem("", name)
+        self.activation_combo.currentIndexChanged.connect(self._activation_picked)
+        row.addWidget(self.activation_title)
+        row.addWidget(self.activation_combo, 1)
+        ffn_layout.addLayout(row)
+        self.threshold_label = label("xorThreshold", TEXT_PT)
+        self.collapsed_label = label("xorCollapsed", FORMULA_PT)
+        self.activation_note = label("xorActivationNote", 10)
+        ffn_layout.addWidget(self.threshold_label)
+        ffn_layout.addWidget(self.collapsed_label)
+        ffn_layout.addWidget(self.activation_note)
+        ffn_layout.addStretch(1)
+        self.side.addWidget(linear_side)
+        self.side.addWidget(ffn_side)
+        top.addWidget(self.side, 9)
+        self.retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.table.setHorizontalHeaderLabels([self.tr("sentence"), "p", "n", self.tr("target y"), "ŷ",
+                                              self.tr("ŷ > 0.5?")])
+        self.activation_title.setText(self.tr("Activation:"))
+        for k, name in enumerate(ACTIVATIONS):
+            self.activation_combo.setItemText(k, activation_label(name, "choice"))
+
+    # --- the table's own columns ---------------------------------------------------------------
+    def show_data(self) -> None:
+        """The sentences, p, n and targets (call when the table's data changed)."""
+        s = self.session
+        self.table.set_rows(len(s.tokens))
+        for row, token in enumerate(s.tokens):
+            self.table.put(row, XorTable.SENTENCE, token)
+            self.table.put(row, XorTable.P, trimmed(s.state.inputs[row, 0]))
+            self.table.put(row, XorTable.N, trimmed(s.state.inputs[row, 1]))
+            self.table.put(row, XorTable.TARGET, trimmed(s.state.targets[row, 0]))
+
+    def select_row(self) -> None:
+        row = self.session.selected_index("hook_resid_post")[0]
+        if self.table.currentRow() != row:
+            with QSignalBlocker(self.table):
+                self.table.selectRow(row)
+            self.table.viewport().update()
+
+    def _table_selected(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows and rows[0].row() != self.session.selected_token:
+            self.session.select(token=rows[0].row())
+
+    # --- ŷ, the verdicts, the MSE, the box beside ------------------------------------------------
+    def refresh(self, linear: bool) -> None:
+        """ŷ of the linear model (the linear parts) or of the block (the FFN parts)."""
+        s = self.session
+        outputs = lab.linear_outputs(s.state.inputs, self.linear.model) if linear else s.trace["hook_resid_post"][:, 0]
+        targets = s.state.targets
+        right = lab.verdicts(outputs, targets)
+        for row, value in enumerate(outputs):
+            self.table.put(row, XorTable.OUTPUT, format_number(float(value), TABLE_DECIMALS), tip=trimmed(value))
+            mark = self.tr("✓ right") if right[row] else self.tr("✗ wrong")
+            self.table.put(row, XorTable.VERDICT, mark, RIGHT_COLOUR if right[row] else WRONG_COLOUR)
+        self.table.setColumnHidden(XorTable.VERDICT, linear)
+        header = self.table.horizontalHeaderItem(XorTable.OUTPUT)
+        header_text = self.tr("linear ŷ") if linear else self.tr("FFN ŷ")
+        if header.text() != header_text:
+            header.setText(header_text)
+        error = lab.linear_mse(s.state.inputs, targets, self.linear.model) if linear else s.mse
+        set_text(self.mse_label, self.tr("Mean squared error <b>MSE = %1</b>").replace("%1", trimmed(error)))
+        set_text(self.reference_label, self.tr("(guessing 0.5 for every sentence gives MSE %1)")
+                 .replace("%1", trimmed(self.facts.guess_mse)))
+        self.select_row()
+        if linear:
+            self.side.setCurrentIndex(0)
+            self._refresh_identity()
+        else:
+            self.side.setCurrentIndex(1)
+            self._refresh_ffn_side(outputs)
+
+    def _refresh_identity(self) -> None:
+        proof = lab.linear_proof(self.linear.model)
+        at = proof.at
+        facts = self.facts
+        lines = [
+            self.tr("Always equal, whatever a, b, c are:"),
+            f"ŷ(1,0) + ŷ(0,1) = {trimmed(at[(1.0, 0.0)])} + {parenthesized(at[(0.0, 1.0)], trim=True)} = <b>{trimmed(proof.left)}</b>",
+            f"ŷ(1,1) + ŷ(0,0) = {trimmed(at[(1.0, 1.0)])} + {parenthesized(at[(0.0, 0.0)], trim=True)} = <b>{trimmed(proof.right)}</b>",
+        ]
+        if facts.target_sides is not None:
+            lines.append(self.tr("but the targets' sides are %1 and %2:")
+                         .replace("%1", f"<b>{trimmed(facts.target_sides[0])}</b>")
+                         .replace("%2", f"<b>{trimmed(facts.target_sides[1])}</b>"))
+            lines.append(facts.target_sums_text("<br>"))
+        lines.append(self.tr("So MSE never drops below %1 (the red line).").replace("%1", trimmed(facts.best_mse)))
+        set_text(self.identity_label, "<br>".join(lines))
+
+    def _refresh_ffn_side(self, outputs: np.ndarray) -> None:
+        s = self.session
+        activation = s.config.activation
+        position = self.activation_combo.findData(activation)
+        if self.activation_combo.currentIndex() != position:
+            with QSignalBlocker(self.activation_combo):
+                self.activation_combo.setCurrentIndex(position)
+        set_text(self.threshold_label, self.tr("Cut at 0.5 (ŷ > 0.5 means “positive”): %1 of %2 sentences right.")
+                 .replace("%1", str(lab.count_right(outputs, s.state.targets))).replace("%2", str(len(s.tokens))))
+        collapsed = ""
+        if activation == "identity":
+            alpha, beta, gamma = lab.collapsed_linear(s.state.weights)
+            collapsed = self.tr("Without a nonlinearity the two layers are one line: %1")
+            collapsed = collapsed.replace("%1", f"<b>ŷ = {lab.linear_formula(alpha, beta, gamma)}</b>")
+            collapsed += "<br>" + self.tr("(α, β) = W_in·W_out = (%1, %2), γ = b_in·W_out + b_out = %3") \
+                .replace("%1", trimmed(alpha)).replace("%2", trimmed(beta)).replace("%3", trimmed(gamma))
+        set_text(self.collapsed_label, collapsed)
+        self.collapsed_label.setVisible(bool(collapsed))
+        if activation == "gelu_tanh":
+            exact = lab.outputs_with(s.config, s.state.weights, s.state.inputs, activation="gelu")
+            note = self.tr("GELU here is the tanh approximation GPT-2 uses. Exact GELU (x·Φ(x)) would give %1.") \
+                .replace("%1", ", ".join(format_number(float(v), TABLE_DECIMALS) for v in exact))
+        elif activation == "relu":
+            note = self.tr("ReLU(z) = max(0, z): negative z gives 0.")
+        elif activation == "identity":
+            note = self.tr("No activation: h = z.")
+        else:
+            note = self.tr("Activation %1 (chosen in the block options).").replace("%1", activation_label(activation))
+        set_text(self.activation_note, note)
+
+    def _activation_picked(self, index: int) -> None:
+        name = self.activation_combo.itemData(index)
+        if name and name != self.session.config.activation:
+            self.session.set_config(activation=name)

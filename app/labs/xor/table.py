@@ -1,0 +1,65 @@
+"""The lab's data table: sentence, p, n, target y, ŷ, verdict."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
+
+from app.labs.xor.common import TEXT_PT
+from app.widgets.style import font
+
+
+class XorTable(QTableWidget):
+    """sentence, p, n, target y, ŷ, verdict: items created once, their texts updated in place."""
+
+    SENTENCE, P, N, TARGET, OUTPUT, VERDICT = range(6)
+
+    def __init__(self):
+        super().__init__(0, 6)
+        self.setObjectName("xorTable")
+        self.setFont(font(TEXT_PT))
+        self.horizontalHeader().setFont(font(TEXT_PT, bold=True))
+        self.verticalHeader().hide()
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        for column in (self.P, self.N):                  # 0 or 1: narrow columns leave room for words
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
+            self.setColumnWidth(column, 44)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def set_rows(self, count: int) -> None:
+        if self.rowCount() == count:
+            return
+        self.setRowCount(count)
+        for row in range(count):
+            for column in range(self.columnCount()):
+                if self.item(row, column) is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    self.setItem(row, column, item)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        metrics = QFontMetrics(self.font())
+        row_height = metrics.height() + 10
+        for row in range(self.rowCount()):
+            self.setRowHeight(row, row_height)
+        header = QFontMetrics(self.horizontalHeader().font()).height() + 12
+        self.horizontalHeader().setFixedHeight(header)
+        self.setFixedHeight(header + row_height * self.rowCount() + 2 * self.frameWidth())
+
+    def put(self, row: int, column: int, text: str, colour: str | None = None, tip: str = "") -> None:
+        item = self.item(row, column)
+        if item.text() != text:
+            item.setText(text)
+        if tip and item.toolTip() != tip:
+            item.setToolTip(tip)
+        brush = QColor(colour) if colour else QColor("#111111")
+        if item.foreground().color() != brush:
+            item.setForeground(brush)

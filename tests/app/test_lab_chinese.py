@@ -1,0 +1,101 @@
+"""In Chinese, the lab panels show no stray English: every visible text of every part, walked
+as the learner sees it, holds only Chinese, numbers, symbols and the names the allow-list keeps."""
+from __future__ import annotations
+
+import html
+import re
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QTabBar, QTableWidget, QWidget
+
+from app.labs import build_lab_panel
+from app.session import Session
+from core.formats.scenario import load_scenario
+from tests.conftest import SCENARIOS
+
+# Symbols, weight and hook names, function and model names: the same in every language.
+ALLOWED = set("""p n y a b c h z x s t d T X Y W M id act max tanh erf softmax token FFN MSE ReLU GELU SiLU
+LayerNorm RMSNorm GPT W_in W_out b_in b_out W_up W_down b_up b_down W_V W_O d_ff d_model d_out n_embd
+Vaswani newstest2013 C C4""".split())              # C: the paper's rows "(C)"; C4: the lesson
+NAMES = re.compile(r"Block Lab|GPT-2 small|Attention Is All You Need|[\w-]+\.json|\b[\w.]*hook_\w+")
+
+
+def visible_texts(root: QWidget) -> list[tuple[str, str]]:
+    found = []
+    for widget in root.findChildren(QWidget):
+        if not widget.isVisible():
+            continue
+        name = widget.objectName()
+        if isinstance(widget, (QLabel, QAbstractButton)):
+            found.append((name, widget.text()))
+        elif isinstance(widget, QTabBar):
+            found += [("tab", widget.tabText(i)) for i in range(widget.count())]
+        elif isinstance(widget, QComboBox):
+            found += [(name, widget.itemText(i)) for i in range(widget.count())]
+        elif isinstance(widget, QTableWidget):
+            for column in range(widget.columnCount()):
+                if widget.isColumnHidden(column):
+                    continue
+                header = widget.horizontalHeaderItem(column)
+                found += [(name, header.text())] if header else []
+                found += [(name, widget.item(row, column).text()) for row in range(widget.rowCount())
+                          if widget.item(row, column)]
+        elif isinstance(widget, pg.GraphicsView):
+            for item in widget.items():
+                if isinstance(item, pg.LabelItem):
+                    found.append((name, item.text))
+                elif isinstance(item, pg.TextItem):
+                    found.append((name, item.toPlainText()))
+                elif isinstance(item, pg.AxisItem) and item.label.isVisible():
+                    found.append((name, item.labelText))
+        if widget.toolTip():
+            found.append((name + " tooltip", widget.toolTip()))
+    return found
+
+
+def stray_english(root: QWidget) -> set[tuple[str, str]]:
+    stray = set()
+    for name, text in visible_texts(root):
+        plain = NAMES.sub(" ", html.unescape(re.sub(r"<[^>]+>", " ", text)))
+        for word in re.findall(r"[A-Za-z][A-Za-z0-9_]*", plain):
+            if word not in ALLOWED:
+                stray.add((name, word))
+    return stray
+
+
+@pytest.fixture
+def chinese():
+    from app import i18n
+    i18n.install("zh")
+    yield
+    i18n.install("en")
+
+
+@pytest.mark.parametrize("lab_id, scenario", [("xor", "c4-xor.json"), ("ffn-page", "c4-xor.json"),
+                                              ("ffn-page", "block-default.json")])
+def test_every_part_of_a_lab_in_chinese(qtbot, chinese, lab_id, scenario):
+    session = Session(load_scenario(SCENARIOS / scenario))
+    panel = build_lab_panel(lab_id, session)
+    qtbot.addWidget(panel)
+    panel.resize(1100, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    for part in panel.parts():
+        panel.set_focus(part)
+        assert stray_english(panel) == set(), part
+    panel.close()
+
+
+def test_the_two_neuron_labs_refusal_in_chinese(qtbot, chinese):
+    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    panel = build_lab_panel("xor", session)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert session.set_config(norm="layernorm", d_ff=3)
+    message = panel.findChild(QLabel, "xorMismatch")
+    assert message.isVisible()
+    assert "归一化 = LayerNorm(实验需要 无)" in message.text() and "d_ff = 3(实验需要 2)" in message.text()
+    assert stray_english(panel) == set()
+    panel.close()
