@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 LOG_PATH = Path.home() / ".blocklab" / "blocklab.log"
+LOG_LIMIT = 1_000_000          # bytes: a longer log moves to blocklab.log.1 (one old log is kept)
 
 
 def _application(language: str | None):
@@ -23,25 +24,93 @@ def _application(language: str | None):
     return app, i18n.install(language)
 
 
-def _exception_hook(kind, value, trace) -> None:
-    """A bug must never silently kill a lecture: log it, show it, keep running."""
-    text = "".join(traceback.format_exception(kind, value, trace))
-    try:
-        LOG_PATH.parent.mkdir(parents=True, exist_ok=True)
-        with open(LOG_PATH, "a", encoding="utf-8") as log:
-            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}\n{text}\n")
-    except OSError:
-        pass
-    print(text, file=sys.stderr)
-    from PySide6.QtCore import QCoreApplication
-    from PySide6.QtWidgets import QApplication, QMessageBox
+class ExceptionHook:
+    """`sys.excepthook` for the GUI: a bug must never silently kill a lecture, nor bury it in dialogs.
 
-    if QApplication.instance() is not None:
+    Every error is written with its traceback to the log (and to stderr). A dialog says so, but at
+    most one is open at a time: errors that come while it is open are logged and counted in it.
+    An error already reported (same type, raised at the same place) opens no dialog again, so an error raised on
+    every paint or timer tick cannot stack dialogs or lock the window. After the dialog is closed
+    the application carries on."""
+
+    def __init__(self, log_path: Path | None = None):
+        self._log_path = log_path
+        self.errors = 0                  # every error seen
+        self.unshown = 0                 # of those, the ones only logged (a dialog was open, or a repeat)
+        self.dialog = None               # the QMessageBox now open, if any
+        self._since_open = 0
+        self._shown: set[tuple] = set()
+
+    @property
+    def log_path(self) -> Path:
+        """Where errors are written: the path given, else LOG_PATH (~/.blocklab/blocklab.log)."""
+        return self._log_path if self._log_path is not None else LOG_PATH
+
+    def __call__(self, kind, value, trace) -> None:
+        self.errors += 1
+        text = "".join(traceback.format_exception(kind, value, trace))
+        self._log(text)
+        print(text, file=sys.stderr)
+        signature = _signature(kind, trace)
+        reported = signature in self._shown
+        self._shown.add(signature)      # reported now: in this dialog, or counted in the open one
+        if self.dialog is not None or reported or not _gui_running():
+            self.unshown += 1
+            self._count_in_dialog()
+            return
+        self._show(text)
+
+    def _log(self, text: str) -> None:
+        path = self.log_path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.exists() and path.stat().st_size > LOG_LIMIT:
+                path.replace(path.with_name(path.name + ".1"))
+            with open(path, "a", encoding="utf-8") as log:
+                log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}\n{text}\n")
+        except OSError:
+            pass
+
+    def _show(self, text: str) -> None:
+        from PySide6.QtCore import QCoreApplication
+        from PySide6.QtWidgets import QMessageBox
+
         box = QMessageBox(QMessageBox.Critical, QCoreApplication.translate("launch", "Block Lab hit a bug"),
                           QCoreApplication.translate("launch", "Something went wrong, but your work is still open. "
-                                                     "Details were written to %1.").replace("%1", str(LOG_PATH)))
+                                                     "Details were written to %1.").replace("%1", str(self.log_path)))
+        box.setObjectName("errorDialog")
         box.setDetailedText(text)
-        box.exec()
+        self.dialog, self._since_open = box, 0
+        try:
+            box.exec()                   # a nested event loop: errors raised in it come back here, counted
+        finally:
+            self.dialog = None
+            box.deleteLater()
+
+    def _count_in_dialog(self) -> None:
+        if self.dialog is None:
+            return
+        from PySide6.QtCore import QCoreApplication
+
+        self._since_open += 1
+        self.dialog.setInformativeText(
+            QCoreApplication.translate("launch", "Errors since this message opened: %1 (each written to the log).")
+            .replace("%1", str(self._since_open)))
+
+
+def _signature(kind, trace) -> tuple:
+    """An error's type and where it was raised (every frame's file and line): the same bug raised
+    again, by the same paint or the same timer, has the same signature."""
+    frames = traceback.extract_tb(trace) if trace is not None else []
+    return (kind.__module__, kind.__qualname__, *((frame.filename, frame.lineno) for frame in frames))
+
+
+def _gui_running() -> bool:
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    return widgets is not None and widgets.QApplication.instance() is not None
+
+
+_exception_hook = ExceptionHook()      # the one run_gui installs (its log path: LOG_PATH)
 
 
 class OpenError(Exception):

@@ -1,6 +1,8 @@
-"""A pytest plugin for testing Block Lab's GUI: the `blocklab_window` fixture and a driver.
+"""Testing Block Lab's GUI: a driver, and the `blocklab_window` / `blocklab_open` fixtures.
 
-Installed with the package (entry point `pytest11`), so a tester writes:
+Installing the package registers the fixtures with pytest (entry point `pytest11` → the small
+top-level module `pytest_blocklab`, which imports this one only when a test uses them), so a
+tester writes:
 
     def test_relu_zeroes_a_negative_unit(blocklab_window):
         lab = blocklab_window                      # the default block, offscreen
@@ -124,17 +126,15 @@ def _make_window(qtbot, path: Path, language: str = "en"):
     return window
 
 
-@pytest.fixture
-def blocklab_window(qtbot):
-    """A Block Lab window on the default block, shown offscreen; closed after the test."""
+def default_window(qtbot):
+    """Behind the `blocklab_window` fixture: a driver on the default block; the window is closed after."""
     window = _make_window(qtbot, SCENARIOS / "block-default.json")
     yield BlockLabDriver(qtbot, window)
     window.close()
 
 
-@pytest.fixture
-def blocklab_open(qtbot):
-    """A factory: blocklab_open(path, language="en") → a driver on that scenario."""
+def window_factory(qtbot):
+    """Behind the `blocklab_open` fixture: yields open_window(path, language="en") → a driver."""
     windows = []
 
     def open_window(path: str | os.PathLike, language: str = "en") -> BlockLabDriver:
@@ -145,3 +145,17 @@ def blocklab_open(qtbot):
     yield open_window
     for window in windows:
         window.close()
+
+
+# The same fixtures when this module itself is loaded as a plugin (`-p app.testing`, or an install
+# made before the entry point moved to `pytest_blocklab`).
+@pytest.fixture
+def blocklab_window(qtbot):
+    """A Block Lab window on the default block, shown offscreen; closed after the test."""
+    yield from default_window(qtbot)
+
+
+@pytest.fixture
+def blocklab_open(qtbot):
+    """A factory: blocklab_open(path, language="en") → a driver on that scenario."""
+    yield from window_factory(qtbot)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 START = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))          # measure this checkout, not an installed copy
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402

@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+# The sources of this checkout, not core.resources: a tool edits the files it ships with, whichever
+# copy of Block Lab is installed (an installed one is a build product).
 ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "resources" / "i18n"
 QT_LANGUAGE = {"zh": "zh_CN"}

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsRectItem,
                                QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView, QWidget)
@@ -403,14 +403,15 @@ def _s_curve(start: QPointF, end: QPointF) -> QPainterPath:
 # --- the view ------------------------------------------------------------------------------------
 
 class DataflowView(QGraphicsView):
-    """The block's dataflow diagram; reads the session, writes only selections to it."""
+    """The block's dataflow diagram: shows a DataflowScene, fits and zooms it, and turns clicks
+    into selections; reads the session, writes only selections to it."""
 
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("dataflowView")
         self.session = session
-        self.setScene(QGraphicsScene(self))
-        self.scene().setObjectName("dataflowScene")
+        self.flow = DataflowScene(session, self)
+        self.setScene(self.flow)
         self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
         self.setBackgroundBrush(QColor("#ffffff"))
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
@@ -420,19 +421,163 @@ class DataflowView(QGraphicsView):
         self.setMinimumSize(320, 200)
         self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
 
+        self._user_zoomed = False
+
+        session.changed.connect(self._on_changed)
+        self._on_trace_changed()
+
+    # --- public API (what is drawn is the scene's: see DataflowScene) ----------------------
+    def node_names(self) -> list[str]:
+        return self.flow.node_names()
+
+    def node_rect(self, hook: str) -> QRectF:
+        return self.flow.node_rect(hook)
+
+    def node_item(self, hook: str) -> NodeItem:
+        return self.flow.node_item(hook)
+
+    def node_title(self, hook: str) -> str:
+        return self.flow.node_title(hook)
+
+    def node_texts(self, hook: str) -> list[str]:
+        return self.flow.node_texts(hook)
+
+    def node_limit(self, hook: str) -> float:
+        return self.flow.node_limit(hook)
+
+    def token_rect(self, index: int) -> QRectF:
+        return self.flow.token_rect(index)
+
+    def edges(self) -> list[tuple[str, str, str, str | None]]:
+        return self.flow.edges()
+
+    def highlighted(self) -> set[str] | None:
+        return self.flow.highlighted()
+
+    def set_highlight(self, hooks: set[str] | None) -> None:
+        self.flow.set_highlight(hooks)
+
+    def zoom_in(self) -> None:
+        self._zoom(1.25)
+
+    def zoom_out(self) -> None:
+        self._zoom(1 / 1.25)
+
+    def fit_to_window(self) -> None:
+        """Show the whole block, as large as the viewport allows."""
+        self._user_zoomed = False
+        rect = self.scene().sceneRect()
+        if rect.isEmpty():
+            return
+        self.resetTransform()
+        self.fitInView(rect, Qt.KeepAspectRatio)
+
+    # --- updates -----------------------------------------------------------------------------
+    def _on_changed(self, change: Change) -> None:
+        if change & Change.LOADED:
+            self.flow.forget_limits()         # a new scenario: limits from its trace
+        if change & Change.TRACE:
+            self._on_trace_changed()
+        elif change & Change.SELECTION:
+            self.flow.sync_selection()
+        if change & Change.HIGHLIGHT:
+            hooks = self.session.highlight.hooks
+            self.set_highlight(set(hooks) if hooks else None)
+
+    def _on_trace_changed(self) -> None:
+        if self.flow.sync_trace():            # laid out anew
+            self.fit_to_window()
+
+    # --- interaction -------------------------------------------------------------------------
+    def _zoom(self, factor: float) -> None:
+        current = self.transform().m11()
+        fit = self._fit_scale()
+        target = max(fit * 0.5, min(current * factor, max(fit, 0.01) * 8))
+        if current > 0:
+            self.scale(target / current, target / current)
+        self._user_zoomed = True
+
+    def _fit_scale(self) -> float:
+        rect = self.scene().sceneRect()
+        viewport = self.viewport().rect()
+        if rect.isEmpty() or viewport.isEmpty():
+            return 1.0
+        return min(viewport.width() / rect.width(), viewport.height() / rect.height())
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        steps = event.angleDelta().y() / 120
+        if steps:
+            self._zoom(1.15 ** steps)
+        event.accept()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if event.modifiers() & Qt.ControlModifier:
+            if event.key() in (Qt.Key_Equal, Qt.Key_Plus):
+                self.zoom_in()
+                return
+            if event.key() == Qt.Key_Minus:
+                self.zoom_out()
+                return
+            if event.key() == Qt.Key_0:
+                self.fit_to_window()
+                return
+        super().keyPressEvent(event)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802
+        if event.button() == Qt.LeftButton:
+            for item in self.items(event.position().toPoint()):
+                # Cells and captions belong to a clickable item further up.
+                while not isinstance(item, (NodeItem, TokenItem, HeadChip)) and item.parentItem() is not None:
+                    item = item.parentItem()
+                if isinstance(item, NodeItem):
+                    self.session.select(hook=item.hook)
+                elif isinstance(item, TokenItem):
+                    self.session.select(token=item.index)
+                elif isinstance(item, HeadChip):
+                    self.session.select(head=item.head)
+                else:
+                    continue
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if not self._user_zoomed:
+            self.fit_to_window()
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self._user_zoomed:
+            self.fit_to_window()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.LanguageChange:
+            self.flow.forget_layout()       # titles are part of the layout: draw again
+            self._on_trace_changed()
+
+
+# --- the scene -----------------------------------------------------------------------------------
+
+class DataflowScene(QGraphicsScene):
+    """The drawing of the block: its nodes, edges, tokens and head chips, built from the session's
+    trace when the layout changes and otherwise retexted and recoloured in place (see the module
+    doc). Zoom, fit and clicks are the view's (DataflowView)."""
+
+    def __init__(self, session: Session, parent: QObject | None = None):
+        super().__init__(parent)
+        self.setObjectName("dataflowScene")
+        self.session = session
         self._structure: object = None
         self._texts_for: object = None          # (config, language generation) the titles were written for
         self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
-        self._user_zoomed = False
         self._highlight: set[str] | None = None
         self._nodes: dict[str, NodeItem] = {}
         self._edges: list[EdgeItem] = []
         self._tokens: list[TokenItem] = []
         self._heads: list[HeadChip] = []
         self._token_link: QGraphicsPathItem | None = None
-
-        session.changed.connect(self._on_changed)
-        self._on_trace_changed()
 
     # --- public API ------------------------------------------------------------------------
     def node_names(self) -> list[str]:
@@ -475,21 +620,6 @@ class DataflowView(QGraphicsView):
         self._highlight = None if hooks is None else set(hooks)
         self._apply_highlight()
 
-    def zoom_in(self) -> None:
-        self._zoom(1.25)
-
-    def zoom_out(self) -> None:
-        self._zoom(1 / 1.25)
-
-    def fit_to_window(self) -> None:
-        """Show the whole block, as large as the viewport allows."""
-        self._user_zoomed = False
-        rect = self.scene().sceneRect()
-        if rect.isEmpty():
-            return
-        self.resetTransform()
-        self.fitInView(rect, Qt.KeepAspectRatio)
-
     # --- updates -----------------------------------------------------------------------------
     def _layout_key(self) -> tuple:
         """What the layout depends on: the hooks and their shapes (attention, norms, gating, heads,
@@ -499,32 +629,33 @@ class DataflowView(QGraphicsView):
         shapes = tuple((hook, array.shape) for hook, array in session.trace.items())
         return shapes, config.residual, config.has_norm and config.norm_placement, session.tokens
 
-    def _on_changed(self, change: Change) -> None:
-        if change & Change.LOADED:
-            self._limits.clear()              # a new scenario: limits from its trace
-        if change & Change.TRACE:
-            self._on_trace_changed()
-        elif change & Change.SELECTION:
-            self._on_selection_changed()
-        if change & Change.HIGHLIGHT:
-            hooks = self.session.highlight.hooks
-            self.set_highlight(set(hooks) if hooks else None)
+    def forget_limits(self) -> None:
+        """A new scenario: colour limits are taken afresh from its trace."""
+        self._limits.clear()
 
-    def _on_trace_changed(self) -> None:
+    def forget_layout(self) -> None:
+        """Lay out anew at the next sync_trace (titles are part of the layout: a new language)."""
+        self._structure = None
+
+    def sync_trace(self) -> bool:
+        """Bring the drawing to the session's trace: laid out anew when the layout changed (or a
+        title its number of lines), else retexted and recoloured in place. True if laid out anew."""
         structure = self._layout_key()
+        rebuilt = False
         if structure != self._structure:
             if self._structure is not None:   # None: first build, or a new language (same numbers)
                 self._limits.clear()          # a new layout: limits from this trace
             self._structure = structure
             self._rebuild()
-            self.fit_to_window()
+            rebuilt = True
         elif self._texts_for != self.session.config and not self._update_texts():
             self._rebuild()                  # a title changed its number of lines
-            self.fit_to_window()
+            rebuilt = True
         self._refresh_values(check_limits=True)
         self._refresh_selection()
+        return rebuilt
 
-    def _on_selection_changed(self) -> None:
+    def sync_selection(self) -> None:
         self._refresh_values()
         self._refresh_selection()
 
@@ -632,7 +763,7 @@ class DataflowView(QGraphicsView):
 
     # --- layout ------------------------------------------------------------------------------
     def _rebuild(self) -> None:
-        scene = self.scene()
+        scene = self
         scene.clear()
         self._nodes, self._edges, self._tokens, self._heads = {}, [], [], []
         self._token_link = None
@@ -676,7 +807,7 @@ class DataflowView(QGraphicsView):
             row_nodes = {hook: nodes[hook] for hook in nodes if row_of[hook] == r}
             for spec in edge_specs:
                 if spec.kind == "below" and spec.source in row_nodes and spec.target in row_nodes:
-                    lane = self._below_lane(spec, row_nodes)
+                    lane = _below_lane(spec, row_nodes)
                     below_lanes[(spec.source, spec.target)] = lane
                     bottom = max(bottom, lane + 4)
             row_bounds.append((y, bottom))
@@ -716,7 +847,8 @@ class DataflowView(QGraphicsView):
         # Edges.
         for spec in edge_specs:
             if spec.source in nodes and spec.target in nodes:
-                edge = self._make_edge(spec, nodes, row_of, row_bounds, rows, below_lanes)
+                label = shape_text(self.session.trace[spec.source].shape) if spec.labelled else None
+                edge = _route_edge(spec, label, nodes, row_of, row_bounds, rows, below_lanes)
                 scene.addItem(edge)
                 self._edges.append(edge)
 
@@ -742,139 +874,73 @@ class DataflowView(QGraphicsView):
         scene.setSceneRect(scene.itemsBoundingRect().adjusted(-6, -6, 6, 6))
         self._apply_highlight()
 
-    @staticmethod
-    def _below_lane(spec: EdgeSpec, nodes: dict[str, NodeItem]) -> float:
-        """The height at which an edge can pass under every node between its ends."""
-        source, target = nodes[spec.source], nodes[spec.target]
-        left, right = source.pos().x() + NODE_W, target.pos().x()
-        between = [n.pos().y() + n.rect().height() for n in nodes.values() if left < n.pos().x() < right]
-        return max([source.port_y(), target.port_y()] + [b + LANE for b in between])
 
-    def _make_edge(self, spec: EdgeSpec, nodes: dict[str, NodeItem], row_of: dict[str, int],
-                   row_bounds: list[tuple[float, float]], rows: list[RowSpec],
-                   below_lanes: dict[tuple[str, str], float]) -> EdgeItem:
-        source, target = nodes[spec.source], nodes[spec.target]
-        s, t = self.node_rect(spec.source), self.node_rect(spec.target)
-        label = shape_text(self.session.trace[spec.source].shape) if spec.labelled else None
-        label_w = QFontMetricsF(_font(LABEL_PX)).horizontalAdvance(label or "") + 6
-        label_h = QFontMetricsF(_font(LABEL_PX)).height()
-        beside = label_w / 2 + 5                       # label centre offset from a vertical line
-        if spec.kind == "vertical":
-            if s.center().y() < t.center().y():
-                start, end = QPointF(s.center().x(), s.bottom()), QPointF(t.center().x(), t.top())
-            else:
-                start, end = QPointF(s.center().x(), s.top()), QPointF(t.center().x(), t.bottom())
-            path = _polyline([start, end])
-            at = QPointF(start.x(), (start.y() + end.y()) / 2)     # on the line: the gap is short
-        elif spec.kind == "below":
-            start, end = QPointF(s.right(), source.port_y()), QPointF(t.left(), target.port_y())
-            lane = below_lanes[(spec.source, spec.target)]
-            if lane <= max(start.y(), end.y()) + 1:
-                path = _s_curve(start, end)
-            else:
-                half = COL_GAP / 2
-                path = QPainterPath(start)
-                path.cubicTo(QPointF(start.x() + half, start.y()), QPointF(start.x() + half, lane),
-                             QPointF(start.x() + COL_GAP, lane))
-                path.lineTo(QPointF(end.x() - COL_GAP, lane))
-                path.cubicTo(QPointF(end.x() - half, lane), QPointF(end.x() - half, end.y()), end)
-            at = QPointF(start.x() + PITCH, path.pointAtPercent(0.5).y() + label_h / 2 + 1)
-        elif spec.kind == "wrap":
-            # Carriage return from the end of the attention row to the start of the FFN row.
-            start = QPointF(s.center().x(), s.bottom())
-            end = QPointF(t.left() + t.width() * 0.7, t.top())
-            lane = row_bounds[row_of[spec.source]][1] + BAND_PAD + LANE
-            path = _polyline([start, QPointF(start.x(), lane), QPointF(end.x(), lane), end])
-            at = QPointF(start.x() - beside - 2, (start.y() + lane) / 2)
-        elif spec.kind == "residual":
-            if row_of[spec.source] != row_of[spec.target]:
-                # From x straight down to the stream entering the FFN sub-layer.
-                start = QPointF(s.left() + s.width() * 0.3, s.bottom())
-                end = QPointF(start.x(), t.top())
-                path = _polyline([start, end])
-                at = QPointF(start.x() - beside, (start.y() + end.y()) / 2)
-            elif rows[row_of[spec.source]].name == "attention":
-                lane = row_bounds[row_of[spec.source]][0] - BAND_HEADER - 4 - LANE
-                start, end = QPointF(s.center().x(), s.top()), QPointF(t.center().x(), t.top())
-                path = _polyline([start, QPointF(start.x(), lane), QPointF(end.x(), lane), end])
-                at = QPointF(start.x() - beside, (start.y() + lane) / 2)
-            else:
-                lane = row_bounds[row_of[spec.source]][1] + BAND_PAD + LANE
-                start, end = QPointF(s.center().x(), s.bottom()), QPointF(t.center().x(), t.bottom())
-                path = _polyline([start, QPointF(start.x(), lane), QPointF(end.x(), lane), end])
-                at = QPointF(start.x() - beside, (start.y() + lane) / 2)
+# --- edge routing: geometry only, from where the nodes were placed ------------------------------
+
+def _below_lane(spec: EdgeSpec, nodes: dict[str, NodeItem]) -> float:
+    """The height at which an edge can pass under every node between its ends."""
+    source, target = nodes[spec.source], nodes[spec.target]
+    left, right = source.pos().x() + NODE_W, target.pos().x()
+    between = [n.pos().y() + n.rect().height() for n in nodes.values() if left < n.pos().x() < right]
+    return max([source.port_y(), target.port_y()] + [b + LANE for b in between])
+
+
+def _route_edge(spec: EdgeSpec, label: str | None, nodes: dict[str, NodeItem], row_of: dict[str, int],
+                row_bounds: list[tuple[float, float]], rows: list[RowSpec],
+                below_lanes: dict[tuple[str, str], float]) -> EdgeItem:
+    """The edge `spec` between two placed nodes, routed by its kind, its label beside it."""
+    source, target = nodes[spec.source], nodes[spec.target]
+    s, t = source.mapRectToScene(source.rect()), target.mapRectToScene(target.rect())
+    label_w = QFontMetricsF(_font(LABEL_PX)).horizontalAdvance(label or "") + 6
+    label_h = QFontMetricsF(_font(LABEL_PX)).height()
+    beside = label_w / 2 + 5                       # label centre offset from a vertical line
+    if spec.kind == "vertical":
+        if s.center().y() < t.center().y():
+            start, end = QPointF(s.center().x(), s.bottom()), QPointF(t.center().x(), t.top())
         else:
-            start, end = QPointF(s.right(), source.port_y()), QPointF(t.left(), target.port_y())
+            start, end = QPointF(s.center().x(), s.top()), QPointF(t.center().x(), t.bottom())
+        path = _polyline([start, end])
+        at = QPointF(start.x(), (start.y() + end.y()) / 2)     # on the line: the gap is short
+    elif spec.kind == "below":
+        start, end = QPointF(s.right(), source.port_y()), QPointF(t.left(), target.port_y())
+        lane = below_lanes[(spec.source, spec.target)]
+        if lane <= max(start.y(), end.y()) + 1:
             path = _s_curve(start, end)
-            middle = path.pointAtPercent(0.5)
-            at = QPointF(middle.x(), middle.y() - label_h / 2 - 1)
-        return EdgeItem(spec, path, label, at)
-
-    # --- interaction -------------------------------------------------------------------------
-    def _zoom(self, factor: float) -> None:
-        current = self.transform().m11()
-        fit = self._fit_scale()
-        target = max(fit * 0.5, min(current * factor, max(fit, 0.01) * 8))
-        if current > 0:
-            self.scale(target / current, target / current)
-        self._user_zoomed = True
-
-    def _fit_scale(self) -> float:
-        rect = self.scene().sceneRect()
-        viewport = self.viewport().rect()
-        if rect.isEmpty() or viewport.isEmpty():
-            return 1.0
-        return min(viewport.width() / rect.width(), viewport.height() / rect.height())
-
-    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        steps = event.angleDelta().y() / 120
-        if steps:
-            self._zoom(1.15 ** steps)
-        event.accept()
-
-    def keyPressEvent(self, event) -> None:  # noqa: N802
-        if event.modifiers() & Qt.ControlModifier:
-            if event.key() in (Qt.Key_Equal, Qt.Key_Plus):
-                self.zoom_in()
-                return
-            if event.key() == Qt.Key_Minus:
-                self.zoom_out()
-                return
-            if event.key() == Qt.Key_0:
-                self.fit_to_window()
-                return
-        super().keyPressEvent(event)
-
-    def mousePressEvent(self, event) -> None:  # noqa: N802
-        if event.button() == Qt.LeftButton:
-            for item in self.items(event.position().toPoint()):
-                # Cells and captions belong to a clickable item further up.
-                while not isinstance(item, (NodeItem, TokenItem, HeadChip)) and item.parentItem() is not None:
-                    item = item.parentItem()
-                if isinstance(item, NodeItem):
-                    self.session.select(hook=item.hook)
-                elif isinstance(item, TokenItem):
-                    self.session.select(token=item.index)
-                elif isinstance(item, HeadChip):
-                    self.session.select(head=item.head)
-                else:
-                    continue
-                event.accept()
-                return
-        super().mousePressEvent(event)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        if not self._user_zoomed:
-            self.fit_to_window()
-
-    def showEvent(self, event) -> None:  # noqa: N802
-        super().showEvent(event)
-        if not self._user_zoomed:
-            self.fit_to_window()
-
-    def changeEvent(self, event) -> None:  # noqa: N802
-        super().changeEvent(event)
-        if event.type() == QEvent.LanguageChange:
-            self._structure = None          # titles are part of the layout: draw again
-            self._on_trace_changed()
+        else:
+            half = COL_GAP / 2
+            path = QPainterPath(start)
+            path.cubicTo(QPointF(start.x() + half, start.y()), QPointF(start.x() + half, lane),
+                         QPointF(start.x() + COL_GAP, lane))
+            path.lineTo(QPointF(end.x() - COL_GAP, lane))
+            path.cubicTo(QPointF(end.x() - half, lane), QPointF(end.x() - half, end.y()), end)
+        at = QPointF(start.x() + PITCH, path.pointAtPercent(0.5).y() + label_h / 2 + 1)
+    elif spec.kind == "wrap":
+        # Carriage return from the end of the attention row to the start of the FFN row.
+        start = QPointF(s.center().x(), s.bottom())
+        end = QPointF(t.left() + t.width() * 0.7, t.top())
+        lane = row_bounds[row_of[spec.source]][1] + BAND_PAD + LANE
+        path = _polyline([start, QPointF(start.x(), lane), QPointF(end.x(), lane), end])
+        at = QPointF(start.x() - beside - 2, (start.y() + lane) / 2)
+    elif spec.kind == "residual":
+        if row_of[spec.source] != row_of[spec.target]:
+            # From x straight down to the stream entering the FFN sub-layer.
+            start = QPointF(s.left() + s.width() * 0.3, s.bottom())
+            end = QPointF(start.x(), t.top())
+            path = _polyline([start, end])
+            at = QPointF(start.x() - beside, (start.y() + end.y()) / 2)
+        elif rows[row_of[spec.source]].name == "attention":
+            lane = row_bounds[row_of[spec.source]][0] - BAND_HEADER - 4 - LANE
+            start, end = QPointF(s.center().x(), s.top()), QPointF(t.center().x(), t.top())
+            path = _polyline([start, QPointF(start.x(), lane), QPointF(end.x(), lane), end])
+            at = QPointF(start.x() - beside, (start.y() + lane) / 2)
+        else:
+            lane = row_bounds[row_of[spec.source]][1] + BAND_PAD + LANE
+            start, end = QPointF(s.center().x(), s.bottom()), QPointF(t.center().x(), t.bottom())
+            path = _polyline([start, QPointF(start.x(), lane), QPointF(end.x(), lane), end])
+            at = QPointF(start.x() - beside, (start.y() + lane) / 2)
+    else:
+        start, end = QPointF(s.right(), source.port_y()), QPointF(t.left(), target.port_y())
+        path = _s_curve(start, end)
+        middle = path.pointAtPercent(0.5)
+        at = QPointF(middle.x(), middle.y() - label_h / 2 - 1)
+    return EdgeItem(spec, path, label, at)

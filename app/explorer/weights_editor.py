@@ -293,7 +293,10 @@ class _NudgeSpinBox(QDoubleSpinBox):
 
 
 class WeightEditor(QWidget):
-    """Side panel: choose a tensor, edit its cells, drag the selected one, paste, fill."""
+    """Side panel: choose a tensor, edit its cells, drag the selected one, paste, fill.
+
+    The table (WeightTableModel) is this class's; the selected cell's spin box and slider are a
+    CellControls, the fill and paste buttons a TensorActions, both below the table."""
 
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -302,7 +305,6 @@ class WeightEditor(QWidget):
         self._syncing = False
         self._tensor_signature: tuple = ()
         self._remembered: dict[str, tuple[int, ...]] = {}   # last cell per tensor, to come back to
-        self._slider_centre = 0.0
 
         panel_font = QFont(self.font())
         panel_font.setPointSize(max(CELL_POINT_SIZE, panel_font.pointSize()))
@@ -347,87 +349,26 @@ class WeightEditor(QWidget):
         self.table.installEventFilter(self)
         self.table.selectionModel().currentChanged.connect(self._on_current_changed)
 
-        self.cell_label = QLabel()
-        self.cell_label.setObjectName("weightCellLabel")
-        self.cell_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.value_spin = _NudgeSpinBox()
-        self.value_spin.setObjectName("weightValueSpin")
-        self.value_spin.setDecimals(style.DECIMALS)
-        self.value_spin.setRange(-MAX_ABS_VALUE, MAX_ABS_VALUE)
-        self.value_spin.setSingleStep(NUDGE_STEP)
-        self.value_spin.setKeyboardTracking(False)     # a typed number counts on Enter, not per keystroke
-        self.value_spin.setAlignment(Qt.AlignmentFlag.AlignRight)
-        self.value_spin.setToolTip(self.tr("The selected cell's value: arrows and wheel step by 0.05 (Shift: 0.01)"))
-        self.value_spin.setMinimumWidth(metrics.horizontalAdvance("-1000000.000000") + 30)
-        self.value_spin.valueChanged.connect(self._on_spin_changed)
-
-        self.value_slider = QSlider(Qt.Orientation.Horizontal)
-        self.value_slider.setObjectName("weightValueSlider")
-        self.value_slider.setRange(-SLIDER_STEPS, SLIDER_STEPS)
-        self.value_slider.setSingleStep(1)
-        self.value_slider.setPageStep(round(NUDGE_STEP / SLIDER_STEP))
-        self.value_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
-        self.value_slider.setTickInterval(SLIDER_STEPS // 2)
-        self.value_slider.setToolTip(self.tr("Drag to change the selected cell by up to ±2 and watch every view "
-                                             "follow; one drag is one undo step; the slider recentres on release"))
-        self.value_slider.valueChanged.connect(self._on_slider_changed)
-        self.value_slider.sliderReleased.connect(self._recentre_slider)
-        self.value_slider.sliderReleased.connect(session.end_gesture)     # one drag, one undo step
-        self.slider_minus = QLabel("−2")
-        self.slider_plus = QLabel("+2")
-
-        self.paste_button = self._button("weightPasteButton", self.tr("Paste"),
-                                         self.tr("Paste numbers from the clipboard (rows of tab-, comma- or "
-                                                 "space-separated values) starting at the selected cell"), self.paste)
-        self.reset_button = self._button("weightResetButton", self.tr("Reset"),
-                                         self.tr("Put the whole tensor back as the scenario loaded it"), self.reset)
-        self.zero_button = self._button("weightZeroButton", self.tr("Zero"),
-                                        self.tr("Set every number of the tensor (all heads) to 0"), self.fill_zero)
-        self.identity_button = self._button("weightIdentityButton", self.tr("Identity"),
-                                            self.tr("Ones on the diagonal of each matrix (of each head), 0 elsewhere; "
-                                                    "a vector becomes all ones"), self.fill_identity)
-        self.random_button = self._button("weightRandomButton", self.tr("Random"),
-                                          self.tr("Seeded random values N(0, 1/fan_in) rounded to 2 decimals, for the "
-                                                  "whole tensor; the seed then advances by one"), self.fill_random)
-        self.seed_label = QLabel(self.tr("Seed"))
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setObjectName("weightSeedSpin")
-        self.seed_spin.setRange(0, 2**31 - 1)
-        self.seed_spin.setValue(0)
-        self.seed_spin.setToolTip(self.tr("The seed the next Random uses: the same seed gives the same numbers"))
+        self.cell_controls = CellControls(self, metrics)
+        self.tensor_actions = TensorActions(self)
+        # Their widgets, by the names the tests and the plugin's driver use.
+        self.cell_label, self.value_spin = self.cell_controls.cell_label, self.cell_controls.value_spin
+        self.value_slider = self.cell_controls.value_slider
+        self.paste_button, self.reset_button = self.tensor_actions.paste_button, self.tensor_actions.reset_button
+        self.zero_button, self.identity_button = self.tensor_actions.zero_button, self.tensor_actions.identity_button
+        self.random_button, self.seed_spin = self.tensor_actions.random_button, self.tensor_actions.seed_spin
 
         top = QHBoxLayout()
         top.addWidget(self.tensor_combo, 1)
         top.addWidget(self.head_label)
         top.addWidget(self.head_selector)
 
-        cell_row = QHBoxLayout()
-        cell_row.addWidget(self.cell_label, 1)
-        cell_row.addWidget(self.value_spin)
-
-        slider_row = QHBoxLayout()
-        slider_row.addWidget(self.slider_minus)
-        slider_row.addWidget(self.value_slider, 1)
-        slider_row.addWidget(self.slider_plus)
-
-        buttons = QGridLayout()
-        buttons.addWidget(self.zero_button, 0, 0)
-        buttons.addWidget(self.identity_button, 0, 1)
-        buttons.addWidget(self.random_button, 0, 2)
-        seed_box = QHBoxLayout()
-        seed_box.addWidget(self.seed_label)
-        seed_box.addWidget(self.seed_spin, 1)
-        buttons.addLayout(seed_box, 0, 3)
-        buttons.addWidget(self.paste_button, 1, 0)
-        buttons.addWidget(self.reset_button, 1, 1)
-
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)   # the dock around the panel gives the margin
         layout.addLayout(top)
         layout.addWidget(self.table, 1)
-        layout.addLayout(cell_row)
-        layout.addLayout(slider_row)
-        layout.addLayout(buttons)
+        layout.addWidget(self.cell_controls)
+        layout.addWidget(self.tensor_actions)
         layout.addStretch(0)             # when the table needs less height, controls stay right below it
 
         self.tensor_combo.currentIndexChanged.connect(self._on_tensor_chosen)
@@ -440,13 +381,6 @@ class WeightEditor(QWidget):
             self._on_scenario_loaded()
         elif change & (Change.TRACE | Change.EDIT_TARGET):
             self._sync()
-
-    def _button(self, name: str, text: str, tip: str, slot) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setToolTip(tip)
-        button.clicked.connect(slot)
-        return button
 
     # --- reading the session --------------------------------------------------------------
     def current_tensor(self) -> str:
@@ -512,13 +446,7 @@ class WeightEditor(QWidget):
             if self.table.currentIndex() != target:
                 self.table.selectionModel().setCurrentIndex(
                     target, self.table.selectionModel().SelectionFlag.ClearAndSelect)
-            value = float(session.tensor(name)[index])
-            with QSignalBlocker(self.value_spin):
-                self.value_spin.setValue(value)
-            if not self.value_slider.isSliderDown():
-                self._slider_centre = value
-                with QSignalBlocker(self.value_slider):
-                    self.value_slider.setValue(0)
+            self.cell_controls.show_value(float(session.tensor(name)[index]))
             self._update_cell_label(name, index, row, column)
         finally:
             self._syncing = False
@@ -574,16 +502,128 @@ class WeightEditor(QWidget):
         if (self.current_tensor(), index) != (self.session.edit_tensor, tuple(self.session.edit_index)):
             self.session.select_edit_cell(self.current_tensor(), index)
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        kind = event.type()
+        if watched is self.table.viewport() and kind == QEvent.Type.Wheel:
+            index = self.table.indexAt(event.position().toPoint())
+            if index.isValid() and index == self.table.currentIndex() and self.table.state() != QAbstractItemView.State.EditingState:
+                delta = event.angleDelta().y() or event.angleDelta().x()
+                if delta:
+                    self.cell_controls.nudge(delta / 120, fine=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+                    event.accept()
+                    return True
+        elif watched is self.table and kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            if event.matches(QKeySequence.StandardKey.Paste):
+                event.accept()
+                if kind == QEvent.Type.KeyPress:
+                    self.tensor_actions.paste()
+                return True
+        return super().eventFilter(watched, event)
+
+    # --- the parts' actions, for the driver and the tests -----------------------------------
+    @property
+    def syncing(self) -> bool:
+        """True while the widgets are being brought to the session's state (they must not write back)."""
+        return self._syncing
+
+    def nudge(self, steps: float, fine: bool = False) -> bool:
+        return self.cell_controls.nudge(steps, fine)
+
+    def paste(self) -> bool:
+        return self.tensor_actions.paste()
+
+    def fill_zero(self) -> bool:
+        return self.tensor_actions.fill_zero()
+
+    def fill_identity(self) -> bool:
+        return self.tensor_actions.fill_identity()
+
+    def fill_random(self) -> bool:
+        return self.tensor_actions.fill_random()
+
+    def reset(self) -> bool:
+        return self.tensor_actions.reset()
+
+
+class CellControls(QWidget):
+    """Under the table: the selected cell's name and value, a spin box to type or step it and a
+    slider to drag it (±2 around its value at the press, one undo step per drag)."""
+
+    def __init__(self, editor: WeightEditor, metrics: QFontMetrics):
+        super().__init__()
+        self.setObjectName("weightCellControls")
+        self.editor = editor
+        self.session = editor.session
+        self._slider_centre = 0.0
+
+        self.cell_label = QLabel()
+        self.cell_label.setObjectName("weightCellLabel")
+        self.cell_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.value_spin = _NudgeSpinBox()
+        self.value_spin.setObjectName("weightValueSpin")
+        self.value_spin.setDecimals(style.DECIMALS)
+        self.value_spin.setRange(-MAX_ABS_VALUE, MAX_ABS_VALUE)
+        self.value_spin.setSingleStep(NUDGE_STEP)
+        self.value_spin.setKeyboardTracking(False)     # a typed number counts on Enter, not per keystroke
+        self.value_spin.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.value_spin.setToolTip(self.tr("The selected cell's value: arrows and wheel step by 0.05 (Shift: 0.01)"))
+        self.value_spin.setMinimumWidth(metrics.horizontalAdvance("-1000000.000000") + 30)
+        self.value_spin.valueChanged.connect(self._on_spin_changed)
+
+        self.value_slider = QSlider(Qt.Orientation.Horizontal)
+        self.value_slider.setObjectName("weightValueSlider")
+        self.value_slider.setRange(-SLIDER_STEPS, SLIDER_STEPS)
+        self.value_slider.setSingleStep(1)
+        self.value_slider.setPageStep(round(NUDGE_STEP / SLIDER_STEP))
+        self.value_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.value_slider.setTickInterval(SLIDER_STEPS // 2)
+        self.value_slider.setToolTip(self.tr("Drag to change the selected cell by up to ±2 and watch every view "
+                                             "follow; one drag is one undo step; the slider recentres on release"))
+        self.value_slider.valueChanged.connect(self._on_slider_changed)
+        self.value_slider.sliderReleased.connect(self._recentre_slider)
+        self.value_slider.sliderReleased.connect(self.session.end_gesture)     # one drag, one undo step
+        self.slider_minus = QLabel("−2")
+        self.slider_plus = QLabel("+2")
+
+        cell_row = QHBoxLayout()
+        cell_row.addWidget(self.cell_label, 1)
+        cell_row.addWidget(self.value_spin)
+
+        slider_row = QHBoxLayout()
+        slider_row.addWidget(self.slider_minus)
+        slider_row.addWidget(self.value_slider, 1)
+        slider_row.addWidget(self.slider_plus)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(cell_row)
+        layout.addLayout(slider_row)
+
+    def current_tensor(self) -> str:
+        return self.editor.current_tensor()
+
+    def current_cell(self) -> tuple[int, ...]:
+        return self.editor.current_cell()
+
+    def show_value(self, value: float) -> None:
+        """The selected cell's value, signals blocked; the slider recentres unless it is being dragged."""
+        with QSignalBlocker(self.value_spin):
+            self.value_spin.setValue(value)
+        if not self.value_slider.isSliderDown():
+            self._slider_centre = value
+            with QSignalBlocker(self.value_slider):
+                self.value_slider.setValue(0)
+
     def _set_selected(self, value: float, merge: bool = True) -> bool:
         return self.session.set_value(self.current_tensor(), self.current_cell(), value, style.format_number(value),
                                       merge=merge)
 
     def _on_spin_changed(self, value: float) -> None:
-        if not self._syncing:
+        if not self.editor.syncing:
             self._set_selected(value)
 
     def _on_slider_changed(self, position: int) -> None:
-        if self._syncing:
+        if self.editor.syncing:
             return
         value = self._slider_centre if position == 0 else round(self._slider_centre + position * SLIDER_STEP, 6)
         self._set_selected(value)
@@ -600,23 +640,61 @@ class WeightEditor(QWidget):
         current = float(self.session.tensor(self.current_tensor())[self.current_cell()])
         return self._set_selected(round(current + steps * (FINE_STEP if fine else NUDGE_STEP), 6))
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        kind = event.type()
-        if watched is self.table.viewport() and kind == QEvent.Type.Wheel:
-            index = self.table.indexAt(event.position().toPoint())
-            if index.isValid() and index == self.table.currentIndex() and self.table.state() != QAbstractItemView.State.EditingState:
-                delta = event.angleDelta().y() or event.angleDelta().x()
-                if delta:
-                    self.nudge(delta / 120, fine=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
-                    event.accept()
-                    return True
-        elif watched is self.table and kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
-            if event.matches(QKeySequence.StandardKey.Paste):
-                event.accept()
-                if kind == QEvent.Type.KeyPress:
-                    self.paste()
-                return True
-        return super().eventFilter(watched, event)
+
+class TensorActions(QWidget):
+    """Under the table: fill the whole tensor (zero, identity, seeded random), put it back as
+    loaded, or paste a block of numbers at the selected cell; one undo step each."""
+
+    def __init__(self, editor: WeightEditor):
+        super().__init__()
+        self.setObjectName("weightTensorActions")
+        self.editor = editor
+        self.session = editor.session
+
+        self.paste_button = self._button("weightPasteButton", self.tr("Paste"),
+                                         self.tr("Paste numbers from the clipboard (rows of tab-, comma- or "
+                                                 "space-separated values) starting at the selected cell"), self.paste)
+        self.reset_button = self._button("weightResetButton", self.tr("Reset"),
+                                         self.tr("Put the whole tensor back as the scenario loaded it"), self.reset)
+        self.zero_button = self._button("weightZeroButton", self.tr("Zero"),
+                                        self.tr("Set every number of the tensor (all heads) to 0"), self.fill_zero)
+        self.identity_button = self._button("weightIdentityButton", self.tr("Identity"),
+                                            self.tr("Ones on the diagonal of each matrix (of each head), 0 elsewhere; "
+                                                    "a vector becomes all ones"), self.fill_identity)
+        self.random_button = self._button("weightRandomButton", self.tr("Random"),
+                                          self.tr("Seeded random values N(0, 1/fan_in) rounded to 2 decimals, for the "
+                                                  "whole tensor; the seed then advances by one"), self.fill_random)
+        self.seed_label = QLabel(self.tr("Seed"))
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setObjectName("weightSeedSpin")
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.seed_spin.setValue(0)
+        self.seed_spin.setToolTip(self.tr("The seed the next Random uses: the same seed gives the same numbers"))
+
+        buttons = QGridLayout()
+        buttons.addWidget(self.zero_button, 0, 0)
+        buttons.addWidget(self.identity_button, 0, 1)
+        buttons.addWidget(self.random_button, 0, 2)
+        seed_box = QHBoxLayout()
+        seed_box.addWidget(self.seed_label)
+        seed_box.addWidget(self.seed_spin, 1)
+        buttons.addLayout(seed_box, 0, 3)
+        buttons.addWidget(self.paste_button, 1, 0)
+        buttons.addWidget(self.reset_button, 1, 1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(buttons)
+
+    def current_tensor(self) -> str:
+        return self.editor.current_tensor()
+
+    def _button(self, name: str, text: str, tip: str, slot) -> QPushButton:
+        button = QPushButton(text)
+        button.setObjectName(name)
+        button.setToolTip(tip)
+        button.clicked.connect(slot)
+        return button
 
     # --- paste ----------------------------------------------------------------------------
     def _parse_block(self, text: str) -> tuple[list[list[float]] | None, str]:
@@ -649,8 +727,8 @@ class WeightEditor(QWidget):
             return False
         name = self.current_tensor()
         changed = np.array(self.session.tensor(name), dtype=np.float64)
-        block = changed[self.model.head] if changed.ndim == 3 else changed[np.newaxis, :] if changed.ndim == 1 else changed
-        start = self.table.currentIndex()
+        block = changed[self.editor.model.head] if changed.ndim == 3 else changed[np.newaxis, :] if changed.ndim == 1 else changed
+        start = self.editor.table.currentIndex()
         top, left = (start.row(), start.column()) if start.isValid() else (0, 0)
         placed = left_out = 0
         for r, row in enumerate(rows):
@@ -686,4 +764,3 @@ class WeightEditor(QWidget):
 
     def reset(self) -> bool:
         return self.session.reset_tensor(self.current_tensor())
-

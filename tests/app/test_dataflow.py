@@ -131,7 +131,7 @@ def test_clicking_a_token_shows_its_values(qtbot):
     assert view.node_texts("mlp.hook_post") == strip(session, "mlp.hook_post", 0)
     click_scene(qtbot, view, view.token_rect(3).center())
     assert session.selected_token == 3
-    assert view._tokens[3].brush().color() != view._tokens[0].brush().color()
+    assert view.flow._tokens[3].brush().color() != view.flow._tokens[0].brush().color()
     for hook in ("hook_resid_pre", "mlp.hook_post", "hook_resid_post", "ln1.hook_scale"):
         assert view.node_texts(hook) == strip(session, hook, 3), hook
     assert view.node_texts("attn.hook_pattern") == strip(session, "attn.hook_pattern", 3, head=0)
@@ -145,7 +145,7 @@ def test_clicking_a_token_shows_its_values(qtbot):
 
 def test_clicking_a_head_chip_selects_the_head(qtbot):
     session, view = make(qtbot)
-    chip = view._heads[1]
+    chip = view.flow._heads[1]
     click_scene(qtbot, view, chip.mapRectToScene(chip.rect()).center())
     assert session.selected_head == 1
     view.close()
@@ -176,9 +176,9 @@ def all_item_ids(view: DataflowView) -> dict:
     return {
         "nodes": {h: id(view.node_item(h)) for h in view.node_names()},
         "cells": {h: [id(c) for c in view.node_item(h).cells] for h in view.node_names()},
-        "edges": [id(e) for e in view._edges],
-        "tokens": [id(t) for t in view._tokens],
-        "heads": [id(c) for c in view._heads],
+        "edges": [id(e) for e in view.flow._edges],
+        "tokens": [id(t) for t in view.flow._tokens],
+        "heads": [id(c) for c in view.flow._heads],
         "scene": sorted(id(item) for item in view.scene().items()),
     }
 
@@ -269,8 +269,8 @@ def test_highlight_dims_the_rest(qtbot):
     assert view.node_item("attn.hook_pattern").glow.isVisible()
     assert view.node_item("mlp.hook_pre").opacity() < 0.5
     pair = ("attn.hook_attn_scores", "attn.hook_pattern")
-    edge = next(e for e in view._edges if (e.spec.source, e.spec.target) == pair)
-    other = next(e for e in view._edges if e.spec.source == "mlp.hook_pre")
+    edge = next(e for e in view.flow._edges if (e.spec.source, e.spec.target) == pair)
+    other = next(e for e in view.flow._edges if e.spec.source == "mlp.hook_pre")
     assert edge.opacity() == 1.0 and other.opacity() < 0.5
     session.set_config(norm_placement="pre")           # survives a rebuild
     assert view.node_item("mlp.hook_pre").opacity() < 0.5
@@ -351,6 +351,6 @@ def test_every_string_has_a_chinese_translation():
     source = (root / "app" / "explorer" / "dataflow.py").read_text(encoding="utf-8")
     strings = {s.replace("\\n", "\n") for s in re.findall(r'self\.tr\("((?:[^"\\]|\\.)*)"\)', source)}
     path = root / "resources" / "i18n" / "zh" / "dataflow.json"
-    table = json.loads(path.read_text(encoding="utf-8"))["DataflowView"]
+    table = json.loads(path.read_text(encoding="utf-8"))["DataflowScene"]
     assert strings and strings <= set(table)
     assert all(table[s] and table[s] != s for s in strings)
