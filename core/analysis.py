@@ -33,7 +33,8 @@ def invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
 
     Norms: each token's normalized row has mean 0 (LayerNorm only) and variance
     (LayerNorm) or mean square (RMSNorm) ≈ 1 — it is not when ε is large compared with the
-    row's spread, or 0 on a constant row. Attention rows sum to 1. A residual output is
+    row's spread, or 0 on a constant row. With QK-Norm each head's normalized q and k rows
+    have mean square ≈ 1 too ("q_norm.ms", "k_norm.ms"; one value per head and token). Attention rows sum to 1. A residual output is
     exactly its two summands.
     """
     found: list[Invariant] = []
@@ -53,6 +54,11 @@ def invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
             add(f"{prefix}.var", f"var({prefix.upper()} n)", 1.0, rows.var(axis=1), 1e-2)
         else:
             add(f"{prefix}.ms", f"mean({prefix.upper()} n²)", 1.0, (rows * rows).mean(axis=1), 1e-2)
+    for which in ("q", "k"):                  # QK-Norm: each head's row has mean square ≈ 1 before the gain
+        name = f"attn.hook_{which}_normalized"
+        if name in trace:
+            rows = trace[name]                # (H, T, dh): one value per head and token
+            add(f"{which}_norm.ms", f"mean({which.upper()} n²)", 1.0, (rows * rows).mean(axis=-1), 1e-2)
     if "attn.hook_pattern" in trace:
         add("pattern.rowsum", "Σⱼ pᵢⱼ", 1.0, trace["attn.hook_pattern"].sum(axis=-1), 1e-9)
     if config.residual:
