@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.block import Trace, forward
-from core.config import BlockConfig
+from core.config import BlockConfig, weight_shapes
 from core.formats.scenario import Scenario, load_scenario
 from core.functions import sigmoid, silu, softmax
 from core.params import PROJECT_BASELINE, ModelShape, count_parameters, ffn_share, swiglu_width
@@ -515,7 +515,6 @@ def stack_config(placement: str, d_model: int = 16, n_heads: int = 2, d_ff: int 
 def stack_weights(config: BlockConfig, n_layers: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
     """One set of weights per layer, seeded (N(0, 1/fan_in), gains 1, biases 0), the same for either
     placement (the weights do not depend on where the norms sit)."""
-    from core.config import weight_shapes
     return [{name: default_weight(name, shape, seed + 1000 * layer, config.zero_centered)
              for name, shape in weight_shapes(config).items()} for layer in range(n_layers)]
 

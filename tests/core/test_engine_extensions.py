@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from core.analysis import invariants
+from core.analysis import invariants, qk_norm_invariants
 from core.block import HOOK_NAMES, forward
 from core.config import BlockConfig, ConfigError, numbers_needed, weight_shapes
 from core.formats.lesson import load_lesson
@@ -275,8 +275,12 @@ def test_qk_normed_rows_have_rms_one_before_the_gain_and_bounded_scores():
         assert np.mean(normalized ** 2, axis=-1) == pytest.approx(raw / (raw + 1e-9), rel=1e-13)
     finite = trace["attn.hook_attn_scores"][np.isfinite(trace["attn.hook_attn_scores"])]
     assert np.abs(finite).max() <= math.sqrt(2) + 1e-12   # |q̂·k̂|/√dh ≤ √dh with gains 1
-    found = {inv.key: inv for inv in invariants(config, trace)}
+    found = {inv.key: inv for inv in qk_norm_invariants(config, trace)}
     assert found["q_norm.ms"].ok and found["k_norm.ms"].ok and found["q_norm.ms"].values.shape == (2, 5)
+    assert all(inv.ok for inv in invariants(config, trace))
+    assert qk_norm_invariants(scenario.config, scenario.run()) == []
+    weights["q_norm.w"] = np.array([3.0, -2.0])      # the check is on the rows before the gain
+    assert all(inv.ok for inv in qk_norm_invariants(config, forward(config, weights, scenario.inputs)))
 
 
 def test_qk_norm_zero_centred_gain_zero_equals_gain_one():

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from core.analysis import invariants
+from core.analysis import invariants, qk_norm_invariants
 from core.formats.scenario import parse_scenario, scenario_to_json
 from core.labs import generations as g
 from core.params import (GPT2_SMALL, PROJECT_BASELINE, ModelShape, attention_parameters, count_parameters,
@@ -89,7 +89,7 @@ def test_every_preset_loads_and_computes(generation):
     assert scenario.title["zh"] and scenario.title["en"]
     trace = scenario.run()
     assert trace.output.shape == (5, 4) and np.all(np.isfinite(trace.output))
-    assert all(inv.ok for inv in invariants(scenario.config, trace))
+    assert all(inv.ok for inv in invariants(scenario.config, trace) + qk_norm_invariants(scenario.config, trace))
     again = parse_scenario(scenario_to_json(scenario))            # a preset saves and loads as a file
     assert again.config == scenario.config
     assert np.array_equal(again.run().output, trace.output)
