@@ -33,7 +33,7 @@ def invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
 
     Norms: each token's normalized row has mean 0 (LayerNorm only) and variance
     (LayerNorm) or mean square (RMSNorm) ≈ 1 — it is not when ε is large compared with the
-    row's spread, or 0 on a constant row. Attention rows sum to 1. A residual output is
+    row's spread, or 0 on a constant row. (QK-Norm's rows: `qk_norm_invariants`.) Attention rows sum to 1. A residual output is
     exactly its two summands.
     """
     found: list[Invariant] = []
@@ -65,6 +65,22 @@ def invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
         stream = trace["ln2.hook_in"] if "ln2.hook_in" in trace and config.norm_placement == "post" \
             else trace["hook_resid_post"]
         add("resid_post.sum", "m + f", 0.0, np.abs(stream - summed).max(axis=1), TOLERANCE)
+    return found
+
+
+def qk_norm_invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
+    """QK-Norm's check: each head's normalized q and k rows have mean square ≈ 1 before the gain
+    ("q_norm.ms", "k_norm.ms"; values H×T, one per head and token). Empty without QK-Norm.
+
+    Kept apart from `invariants` so that a view that knows only the norm, pattern and residual
+    keys keeps working; a view that shows QK-Norm lists both."""
+    found: list[Invariant] = []
+    for which in ("q", "k"):
+        name = f"attn.hook_{which}_normalized"
+        if name in trace:
+            values = np.mean(trace[name] * trace[name], axis=-1)      # (H, T)
+            found.append(Invariant(f"{which}_norm.ms", f"mean({which.upper()} n²)", 1.0, values,
+                                   bool(np.all(np.abs(values - 1.0) <= 1e-2))))
     return found
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from core.config import BlockConfig
-from core.functions import activate, norm_parts, softmax
+from core.functions import activate, clamp_gated, norm_gain, norm_parts, rms_norm_parts, sigmoid, softmax
 
 Weights = Mapping[str, np.ndarray]
 
@@ -39,9 +39,10 @@ class Trace(Mapping[str, np.ndarray]):
 
 
 def _norm(hooks: dict, prefix: str, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
-    """Apply ln1/ln2 to x (T×width), recording its four hooks; returns the output."""
+    """Apply ln1/ln2 to x (T×width), recording its four hooks; returns the output.
+    A zero-centred norm multiplies by 1 + w instead of w."""
     scale, normalized = norm_parts(config.norm, x, config.eps)
-    out = normalized * weights[f"{prefix}.w"]
+    out = normalized * norm_gain(weights[f"{prefix}.w"], config.zero_centered)
     if config.norm == "layernorm":
         out = out + weights[f"{prefix}.b"]
     hooks[f"{prefix}.hook_in"] = x
@@ -56,33 +57,92 @@ def causal_mask(T: int) -> np.ndarray:
     return np.triu(np.ones((T, T), dtype=bool), k=1)
 
 
-def _attention(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
-    """Multi-head attention on x (T×d); returns attn_out (T×d)."""
-    H, dh = config.n_heads, config.d_head
-    T = x.shape[0]
-    q = np.empty((H, T, dh))
-    k = np.empty((H, T, dh))
-    v = np.empty((H, T, dh))
+# --- attention, one small step per stage --------------------------------------------------
+
+def _heads(weights: Weights, matrix: str, bias: str, x: np.ndarray) -> np.ndarray:
+    """x·W[h] + b[h] for every head h: (H, T, dh)."""
+    W, b = weights[matrix], weights[bias]
+    out = np.empty((W.shape[0], x.shape[0], W.shape[2]))
+    for h in range(W.shape[0]):
+        out[h] = x @ W[h] + b[h]                                  # (T, dh)
+    return out
+
+
+def _project_qkv(hooks: dict, weights: Weights, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    q = _heads(weights, "W_Q", "b_Q", x)
+    k = _heads(weights, "W_K", "b_K", x)
+    v = _heads(weights, "W_V", "b_V", x)
+    hooks.update({"attn.hook_q": q, "attn.hook_k": k, "attn.hook_v": v})
+    return q, k, v
+
+
+def _qk_norm(hooks: dict, which: str, config: BlockConfig, weights: Weights, a: np.ndarray) -> np.ndarray:
+    """QK-Norm of q or k (H×T×dh): RMSNorm of each head's row over d_head, times the gain
+    `q_norm.w` / `k_norm.w` (d_head wide, shared by every head, as in Qwen3; 1 + w if zero-centred)."""
+    scale, normalized = rms_norm_parts(a, config.eps)             # (H, T, 1), (H, T, dh)
+    out = normalized * norm_gain(weights[f"{which}_norm.w"], config.zero_centered)
+    hooks[f"attn.hook_{which}_scale"] = scale
+    hooks[f"attn.hook_{which}_normalized"] = normalized
+    hooks[f"attn.hook_{which}_normed"] = out
+    return out
+
+
+def _pattern(hooks: dict, config: BlockConfig, q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Scores q·kᵀ/√dh (masked = −inf) and their softmax, per head: (H, T, T) each."""
+    H, T, dh = q.shape
+    blocked = causal_mask(T) if config.mask == "causal" else np.zeros((T, T), dtype=bool)
     scores = np.empty((H, T, T))
     pattern = np.empty((H, T, T))
-    z = np.empty((H, T, dh))
-    result = np.empty((H, T, config.d_model))
-    blocked = causal_mask(T) if config.mask == "causal" else np.zeros((T, T), dtype=bool)
     for h in range(H):
-        q[h] = x @ weights["W_Q"][h] + weights["b_Q"][h]          # (T, dh)
-        k[h] = x @ weights["W_K"][h] + weights["b_K"][h]          # (T, dh)
-        v[h] = x @ weights["W_V"][h] + weights["b_V"][h]          # (T, dh)
         scores[h] = np.where(blocked, -np.inf, q[h] @ k[h].T / np.sqrt(dh))  # (T, T)
         pattern[h] = softmax(scores[h])                           # (T, T), rows sum to 1
+    hooks["attn.hook_attn_scores"] = scores
+    hooks["attn.hook_pattern"] = pattern
+    return pattern
+
+
+def _mix(hooks: dict, pattern: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """z = pattern · v per head: (H, T, dh)."""
+    z = np.empty(v.shape)
+    for h in range(v.shape[0]):
         z[h] = pattern[h] @ v[h]                                  # (T, dh)
+    hooks["attn.hook_z"] = z
+    return z
+
+
+def _output_gate(hooks: dict, weights: Weights, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The attention output gate: σ(x·W_G[h] + b_G[h]) ⊙ z[h], elementwise per head (H×T×dh).
+    x is the sub-layer's input (what q, k and v are projected from)."""
+    gate = _heads(weights, "W_G", "b_G", x)                       # (H, T, dh), before the sigmoid
+    opened = sigmoid(gate)                                        # in (0, 1)
+    gated = z * opened
+    hooks.update({"attn.hook_gate": gate, "attn.hook_gate_sigmoid": opened, "attn.hook_z_gated": gated})
+    return gated
+
+
+def _output(hooks: dict, config: BlockConfig, weights: Weights, z: np.ndarray) -> np.ndarray:
+    """Each head's result z[h]·W_O[h] (H×T×d) and their sum plus b_O (T×d)."""
+    result = np.empty((z.shape[0], z.shape[1], config.d_model))
+    for h in range(z.shape[0]):
         result[h] = z[h] @ weights["W_O"][h]                      # (T, d)
     attn_out = result.sum(axis=0) + weights["b_O"]                # (T, d)
-    hooks.update({
-        "attn.hook_q": q, "attn.hook_k": k, "attn.hook_v": v,
-        "attn.hook_attn_scores": scores, "attn.hook_pattern": pattern,
-        "attn.hook_z": z, "attn.hook_result": result, "hook_attn_out": attn_out,
-    })
+    hooks["attn.hook_result"] = result
+    hooks["hook_attn_out"] = attn_out
     return attn_out
+
+
+def _attention(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
+    """Multi-head attention on x (T×d); returns attn_out (T×d)."""
+    q, k, v = _project_qkv(hooks, weights, x)
+    if config.qk_norm:            # QK-Norm first, as in Qwen3 …
+        q = _qk_norm(hooks, "q", config, weights, q)
+        k = _qk_norm(hooks, "k", config, weights, k)
+    # … then rotary positions go here (positional: "rotary"): rotate q and k, hooks attn.hook_rot_q/rot_k.
+    pattern = _pattern(hooks, config, q, k)
+    z = _mix(hooks, pattern, v)
+    if config.attn_gate:
+        z = _output_gate(hooks, weights, x, z)
+    return _output(hooks, config, weights, z)
 
 
 def _mlp(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
@@ -92,6 +152,10 @@ def _mlp(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> n
     if config.gated:
         gate = x @ weights["W_gate"] + weights["b_gate"]          # (T, F)
         hooks["mlp.hook_gate"] = gate
+        if config.ffn_clamp is not None:                          # gate ≤ limit, |pre| ≤ limit (gpt-oss)
+            gate, pre = clamp_gated(gate, pre, config.ffn_clamp)
+            hooks["mlp.hook_pre_clamped"] = pre
+            hooks["mlp.hook_gate_clamped"] = gate
         hidden = activate(config.activation, gate) * pre
     else:
         hidden = activate(config.activation, pre)
@@ -132,10 +196,18 @@ def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
 _ORDER = (
     "hook_resid_pre",
     "ln1.hook_in", "ln1.hook_scale", "ln1.hook_normalized", "ln1.hook_out",
-    "attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_attn_scores", "attn.hook_pattern",
-    "attn.hook_z", "attn.hook_result", "hook_attn_out", "hook_resid_mid",
+    "attn.hook_q", "attn.hook_k", "attn.hook_v",
+    "attn.hook_q_scale", "attn.hook_q_normalized", "attn.hook_q_normed",       # qk_norm
+    "attn.hook_k_scale", "attn.hook_k_normalized", "attn.hook_k_normed",       # qk_norm
+    # rotary positions: attn.hook_rot_q, attn.hook_rot_k go here (after QK-Norm)
+    "attn.hook_attn_scores", "attn.hook_pattern",
+    "attn.hook_z",
+    "attn.hook_gate", "attn.hook_gate_sigmoid", "attn.hook_z_gated",           # attn_gate
+    "attn.hook_result", "hook_attn_out", "hook_resid_mid",
     "ln2.hook_in", "ln2.hook_scale", "ln2.hook_normalized", "ln2.hook_out",
-    "mlp.hook_pre", "mlp.hook_gate", "mlp.hook_post", "hook_mlp_out", "hook_resid_post",
+    "mlp.hook_pre", "mlp.hook_gate",
+    "mlp.hook_pre_clamped", "mlp.hook_gate_clamped",                           # ffn_clamp
+    "mlp.hook_post", "hook_mlp_out", "hook_resid_post",
 )
 HOOK_NAMES = _ORDER
 

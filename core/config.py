@@ -12,6 +12,7 @@ ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu", "identity")
 # is refused: a lesson block is tiny, and a typo must not allocate gigabytes.
 MAX_DIM = 4096
 MAX_NUMBERS = 50_000_000
+MAX_CLAMP = 1e6      # the largest SwiGLU clamp limit (the same bound as any number in a scenario)
 
 
 class ConfigError(ValueError):
@@ -33,6 +34,11 @@ class BlockConfig:
     eps: float = 1e-5             # added to the variance (or mean square) before the square root
     activation: str = "relu"      # the FFN non-linearity
     gated: bool = False           # gated FFN: act(x·W_gate) ⊙ (x·W_in); silu → SwiGLU, gelu → GEGLU
+    # Later generations (optional; the defaults are the block as it was before them):
+    zero_centered: bool = False   # every norm gain is 1 + w (w starts at 0), as in Qwen3-Next and Gemma
+    qk_norm: bool = False         # RMSNorm on each head's q and k over d_head before the scores (Qwen3)
+    attn_gate: bool = False       # sigmoid(x·W_G + b_G) multiplies each head's z before W_O (gated attention)
+    ffn_clamp: float | None = None  # gated FFN only: gate ≤ limit, −limit ≤ up ≤ limit (gpt-oss: 7)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -77,7 +83,7 @@ class BlockConfig:
 
         whole("d_model", self.d_model, 1)
         whole("d_ff", self.d_ff, 1)
-        for name in ("attention", "residual", "gated"):
+        for name in ("attention", "residual", "gated", "zero_centered", "qk_norm", "attn_gate"):
             flag(name, getattr(self, name))
         if self.attention:
             whole("n_heads", self.n_heads, 1)
@@ -95,12 +101,33 @@ class BlockConfig:
         choice("activation", self.activation, ACTIVATIONS)
         if isinstance(self.eps, bool) or not isinstance(self.eps, (int, float)) or not 0 <= self.eps <= 1:
             raise ConfigError(f"config.eps: expected a number from 0 to 1, got {self.eps!r}")
+        for name in ("qk_norm", "attn_gate"):
+            if getattr(self, name) and not self.attention:
+                raise ConfigError(f"config.{name}: expected false when attention is false")
+        if self.ffn_clamp is not None:
+            limit = self.ffn_clamp
+            if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 < limit <= MAX_CLAMP:
+                raise ConfigError(f"config.ffn_clamp: expected null or a number above 0 and at most "
+                                  f"{MAX_CLAMP:g}, got {limit!r}")
+            if not self.gated:
+                raise ConfigError("config.ffn_clamp: expected null when gated is false "
+                                  "(the clamp bounds a gated FFN's gate and up values)")
+
+    @property
+    def has_any_norm(self) -> bool:
+        """There is at least one norm whose gain `zero_centered` shapes (ln1/ln2, q_norm/k_norm)."""
+        return self.has_norm or self.qk_norm
 
     def with_changes(self, **changes: object) -> "BlockConfig":
-        """A copy with some fields changed; heads are cleared or restored with attention."""
+        """A copy with some fields changed; heads (and QK-Norm, the attention gate) are cleared with
+        attention, the FFN clamp with the gated FFN."""
         if changes.get("attention") is False:
             changes.setdefault("n_heads", 0)
             changes.setdefault("d_head", 0)
+            changes.setdefault("qk_norm", False)
+            changes.setdefault("attn_gate", False)
+        if changes.get("gated") is False:
+            changes.setdefault("ffn_clamp", None)
         return replace(self, **changes)
 
 
@@ -116,6 +143,12 @@ def weight_shapes(config: BlockConfig) -> dict[str, tuple[int, ...]]:
             "W_V": (H, d, dh), "b_V": (H, dh),
             "W_O": (H, dh, d), "b_O": (d,),
         })
+        if config.qk_norm:                     # one gain of d_head shared by every head (as Qwen3)
+            shapes["q_norm.w"] = (dh,)
+            shapes["k_norm.w"] = (dh,)
+        if config.attn_gate:
+            shapes["W_G"] = (H, d, dh)
+            shapes["b_G"] = (H, dh)
         if config.has_norm:
             shapes["ln1.w"] = (d,)
             if config.norm == "layernorm":
@@ -141,11 +174,17 @@ def numbers_needed(config: BlockConfig, T: int, targets: bool = False) -> int:
     d, F, out = config.d_model, config.d_ff, config.output_width
     stored = T * d + sum(_product(shape) for shape in weight_shapes(config).values()) + (T * out if targets else 0)
     trace = 2 * T * d + 2 * T * out + 3 * T * F            # resid_pre/mid, mlp_out/resid_post, pre/gate/post
+    if config.ffn_clamp is not None:
+        trace += 2 * T * F                                  # pre and gate after the clamp
     if config.has_norm:
         trace += 2 * (3 * T * max(d, out) + T)             # two norms: in, normalized, out, scale
     if config.attention:
         H, dh = config.n_heads, config.d_head
         trace += H * T * (4 * dh + 2 * T + d) + T * d      # q k v z, scores and pattern, result; attn_out
+        if config.qk_norm:
+            trace += 2 * H * T * (1 + 2 * dh)               # q and k: scale, normalized, normed
+        if config.attn_gate:
+            trace += 3 * H * T * dh                         # gate, its sigmoid, gated z
     return stored + trace
 
 

@@ -258,8 +258,19 @@ def scenario_to_document(scenario: Scenario) -> dict:
     raw_config.update(attention=config.attention)
     if config.attention or config.mask != "full":   # a file may keep a mask with attention off
         raw_config["mask"] = config.mask
+    # The optional fields of later generations are written only when they are on, so a block
+    # without them saves exactly as before they existed.
+    if config.qk_norm:
+        raw_config["qk_norm"] = True
+    if config.attn_gate:
+        raw_config["attn_gate"] = True
     raw_config.update(residual=config.residual, norm=config.norm, norm_placement=config.norm_placement,
-                      eps=config.eps, activation=config.activation, gated=config.gated)
+                      eps=config.eps)
+    if config.zero_centered:
+        raw_config["zero_centered"] = True
+    raw_config.update(activation=config.activation, gated=config.gated)
+    if config.ffn_clamp is not None:
+        raw_config["ffn_clamp"] = config.ffn_clamp
     document: dict[str, object] = {"format": FORMAT, "version": VERSION}
     if scenario.title:
         document["title"] = dict(scenario.title)
