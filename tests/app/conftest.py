@@ -1,5 +1,7 @@
 import pytest
 
+from tests.app.helpers import FakeClock, make_session
+
 
 @pytest.fixture(autouse=True)
 def english_after_each_test():
@@ -29,3 +31,14 @@ def delete_closed_widgets():
         if isinstance(widget, MainWindow) and not widget.isVisible():
             widget.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def session(qapp, clock):
+    """The default block's Session, no widget; its undo merging runs on the fake `clock`."""
+    return make_session("block-default.json", clock)
