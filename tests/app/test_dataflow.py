@@ -13,7 +13,7 @@ from app.explorer.dataflow import STRIP_DECIMALS, DataflowView
 from app.session import Session
 from app.widgets.style import format_number
 from core.formats.scenario import load_scenario
-from tests.app.helpers import make_session
+from tests.app.helpers import make_session, settle
 from tests.conftest import SCENARIOS
 
 
@@ -335,6 +335,20 @@ def test_chinese_titles(qtbot):
         view.close()
     finally:
         i18n.install("en")
+
+
+def test_switching_language_redraws_the_titles(qtbot):
+    session, view = make(qtbot)
+    english = view.node_title("attn.hook_attn_scores")
+    assert english != "分数"
+    i18n.install("zh")          # the language changes while the view is open
+    try:
+        settle(lambda: view.node_title("attn.hook_attn_scores") == "分数")
+        assert sorted(view.node_names()) == sorted(session.trace)
+    finally:
+        i18n.install("en")
+    settle(lambda: view.node_title("attn.hook_attn_scores") == english)
+    view.close()
 
 
 def test_values_match_core_for_every_node(qtbot):

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QWidget
 
 from app.lessons.bar import LessonBar
 from app.lessons.controller import LessonController
@@ -224,6 +224,11 @@ def test_clicker_keys_page_through_the_lesson(lesson, qtbot):
     qtbot.keyClick(lab.window.dataflow, Qt.Key_Space)
     assert lessons.index == 3
     qtbot.keyClick(lab.window.dataflow, Qt.Key_Left)
+    assert lessons.index == 2
+    other = QWidget()                                   # keys typed in another window are not for the lesson
+    qtbot.addWidget(other)
+    other.show()
+    qtbot.keyClick(other, Qt.Key_PageDown)
     assert lessons.index == 2
 
 
