@@ -28,18 +28,22 @@ def pytest_configure(config):
 
 @pytest.hookimpl(tryfirst=True)      # before `-m` deselects by these marks
 def pytest_collection_modifyitems(config, items):
-    """Mark every test with its tier: tests/core is `core`; a test that builds the main window
-    (the plugin's fixtures, or marked `window` by hand) is `window`; test_session.py is
-    `session`; any other app test is `widget`."""
+    """Mark every test with its tier: tests/core is `core`; in tests/app, a test that builds the
+    main window (the plugin's fixtures, or marked `window` by hand) is `window`,
+    test_session.py is `session` and any other is `widget`. A test elsewhere in tests/ (the
+    package as a whole) carries no tier mark."""
+    tests = Path(__file__).resolve().parent
     for item in items:
         if any(item.get_closest_marker(tier) for tier in TIERS):
             continue
-        parts = item.path.parts
-        if "core" in parts and "tests" in parts:
+        path = Path(item.path).resolve()
+        if path.is_relative_to(tests / "core"):
             item.add_marker("core")
+        elif not path.is_relative_to(tests / "app"):
+            continue
         elif WINDOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker("window")
-        elif item.path.name == "test_session.py":
+        elif path.name == "test_session.py":
             item.add_marker("session")
         else:
             item.add_marker("widget")
