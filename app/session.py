@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -94,8 +94,12 @@ class Session(QObject):
     changed = Signal(object)         # one Change per user action or load: every view listens here
     message = Signal(str)            # one line for the status bar
 
-    def __init__(self, scenario: Scenario, parent: QObject | None = None):
+    def __init__(self, scenario: Scenario, parent: QObject | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        """`clock` (seconds) decides when a pause splits a drag into two undo steps; tests pass
+        a fake one so that a loaded machine can neither split nor merge their steps."""
         super().__init__(parent)
+        self.clock = clock
         self.undo_stack = QUndoStack(self)
         self.mse_history: list[float] = []
         self.selected_hook = "hook_resid_post"
@@ -103,7 +107,7 @@ class Session(QObject):
         self.selected_head = 0
         self.selected_column = 0
         self._gesture = 0                  # merged edits belong to one drag: see end_gesture()
-        self._last_merge = 0.0
+        self._last_merge = -math.inf       # when the last merged edit came, on self.clock
         self.edit_tensor = "W_in"
         self.edit_index: tuple[int, ...] = (0, 0)
         self.highlight = Highlight()
@@ -237,7 +241,7 @@ class Session(QObject):
         changed[index] = value
         label = self.tr("Set %1%2 = %3").replace("%1", tensor).replace("%2", str(list(index))).replace("%3", f"{value:g}")
         if merge:
-            now = time.monotonic()
+            now = self.clock()
             if now - self._last_merge > self.GESTURE_GAP_S:
                 self.end_gesture()
             self._last_merge = now

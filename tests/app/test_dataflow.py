@@ -13,11 +13,12 @@ from app.explorer.dataflow import STRIP_DECIMALS, DataflowView
 from app.session import Session
 from app.widgets.style import format_number
 from core.formats.scenario import load_scenario
+from tests.app.helpers import make_session, settle
 from tests.conftest import SCENARIOS
 
 
 def make(qtbot, scenario: str = "block-default.json", **changes) -> tuple[Session, DataflowView]:
-    session = Session(load_scenario(SCENARIOS / scenario))
+    session = make_session(scenario)
     if changes:
         assert session.set_config(**changes)
     view = DataflowView(session)
@@ -75,14 +76,17 @@ def test_switching_attention_off_removes_its_nodes(qtbot):
 def test_pre_norm_puts_the_norm_on_the_branch(qtbot):
     session, view = make(qtbot)
     x = lambda hook: view.node_rect(hook).left()  # noqa: E731
+    centre = lambda hook: view.node_rect(hook).center().x()  # noqa: E731
     # Post-norm: the norm follows the residual sum.
     assert x("ln2.hook_out") > x("hook_mlp_out")
+    assert centre("ln2.hook_out") > centre("hook_mlp_out")
     assert x("ln1.hook_in") > x("hook_attn_out")
     assert view.node_title("ln1.hook_in") == "x + a"
     session.set_config(norm_placement="pre")
     # Pre-norm: the norm sits before the sub-layer, and the sum is the plain stream.
     assert x("ln2.hook_in") < x("mlp.hook_pre")
     assert x("ln2.hook_out") < x("mlp.hook_pre")
+    assert centre("ln2.hook_out") < centre("mlp.hook_pre")
     assert x("ln1.hook_out") < x("attn.hook_q")
     assert view.node_title("hook_resid_mid") == "x + a"
     residual = {(s, t) for s, t, kind, _ in view.edges() if kind == "residual"}
@@ -319,7 +323,7 @@ def test_structure_change_rebuilds_and_refits(qtbot):
 
 
 def test_chinese_titles(qtbot):
-    session = Session(load_scenario(SCENARIOS / "block-default.json"))
+    session = make_session()
     i18n.install("zh")
     try:
         view = DataflowView(session)
@@ -331,6 +335,20 @@ def test_chinese_titles(qtbot):
         view.close()
     finally:
         i18n.install("en")
+
+
+def test_switching_language_redraws_the_titles(qtbot):
+    session, view = make(qtbot)
+    english = view.node_title("attn.hook_attn_scores")
+    assert english != "分数"
+    i18n.install("zh")          # the language changes while the view is open
+    try:
+        settle(lambda: view.node_title("attn.hook_attn_scores") == "分数")
+        assert sorted(view.node_names()) == sorted(session.trace)
+    finally:
+        i18n.install("en")
+    settle(lambda: view.node_title("attn.hook_attn_scores") == english)
+    view.close()
 
 
 def test_values_match_core_for_every_node(qtbot):

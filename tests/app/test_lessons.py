@@ -1,16 +1,21 @@
-"""Stepping through a lesson in the explorer, the way a teacher with a clicker and a learner do."""
+"""Stepping through a lesson, the way a teacher with a clicker and a learner do.
+
+Three tiers: the lesson controller on a Session (no widget) for what each step computes and
+keeps; the lesson bar on its own for what it says; the whole window only for what the window
+wires together (clicker keys, the step's highlight reaching the inspector, the picker, a
+refused lesson file).
+"""
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QWidget
 
+from app.lessons.bar import LessonBar
+from app.lessons.controller import LessonController
 from core.formats.lesson import load_lesson
+from tests.app.helpers import make_session, show
 from tests.conftest import ROOT
 
 R45 = ROOT / "resources" / "lessons" / "r45-ffn-residual-norm.json"
@@ -21,97 +26,188 @@ SEED_NUMBERS = {
 }
 
 
+@pytest.fixture(scope="module")
+def r45():
+    return load_lesson(R45)
+
+
 @pytest.fixture
-def lesson(blocklab_open):
-    return blocklab_open(R45)
+def lessons(qapp, r45):
+    """The lesson controller on a Session, no widget, at the lesson's first step."""
+    controller = LessonController(make_session("r45-ffn.json"))
+    controller.open(r45)
+    return controller
 
 
-def caption(lab) -> str:
-    return lab.window.lesson_bar.caption.text()
+@pytest.fixture
+def bar(qtbot, r45):
+    """The lesson bar alone, on a controller that opens the lesson once the bar is there (its
+    controller is `bar.controller`)."""
+    controller = LessonController(make_session("r45-ffn.json"))
+    widget = show(qtbot, LessonBar(controller, None, "en"), 1000, 160)
+    controller.open(r45)
+    yield widget
+    widget.close()
 
 
-def go_to(lab, step_id):
-    core_lesson = lab.window.lessons.lesson
-    lab.window.lessons.go(core_lesson.step_index(step_id))
+def caption(bar) -> str:
+    return bar.caption.text()
 
 
-def test_every_step_shows_its_exact_state(lesson):
-    lab = lesson
-    reference = load_lesson(R45)
-    for index in range(len(reference)):
-        lab.window.lessons.go(index)
-        expected = reference.step_scenario(index).run()
-        assert list(lab.trace()) == list(expected)
+def go_to(controller, step_id):
+    controller.go(controller.lesson.step_index(step_id))
+
+
+# --- the controller: what each step computes and keeps -----------------------------------------
+
+def test_every_step_shows_its_exact_state(lessons, r45):
+    session = lessons.session
+    for index in range(len(r45)):
+        lessons.go(index)
+        expected = r45.step_scenario(index).run()
+        assert list(session.trace) == list(expected)
         for name in expected:
-            assert np.array_equal(lab.trace(name), expected[name])
-        assert lab.find(QLabel, "lessonCounter").text() == f"{index + 1} / {len(reference)}"
+            assert np.array_equal(session.trace[name], expected[name])
+
+
+def test_undo_after_coming_back_reverts_the_kept_edit(lessons):
+    session = lessons.session
+    go_to(lessons, "b0")
+    assert session.set_value("W_in", (0, 0), 5.0)
+    lessons.next()
+    lessons.previous()
+    assert session.tensor("W_in")[0, 0] == 5
+    assert lessons.is_edited()
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[0, 0] == 1
+
+
+def test_an_edited_step_stays_edited_through_a_round_trip(lessons):
+    session = lessons.session
+    go_to(lessons, "b2")
+    assert session.set_value("W_out", (0, 0), 1.0)
+    edited = {name: np.array(a) for name, a in session.trace.items()}
+    for _ in range(3):
+        lessons.next()
+    for _ in range(3):
+        lessons.previous()
+    assert all(np.array_equal(edited[name], session.trace[name]) for name in edited)
+
+
+def test_forward_and_back_restores_exact_values(lessons):
+    session = lessons.session
+    go_to(lessons, "b2")
+    before = {name: np.array(a) for name, a in session.trace.items()}
+    for _ in range(4):
+        lessons.next()
+    for _ in range(4):
+        lessons.previous()
+    assert all(np.array_equal(before[name], session.trace[name]) for name in before)
+    assert not lessons.is_edited()
+
+
+def test_the_wo_zero_lab_carries_the_input_through(lessons):
+    session = lessons.session
+    go_to(lessons, "wo-zero")
+    assert np.all(session.tensor("W_O") == 0)
+    assert np.array_equal(session.trace["hook_resid_mid"], session.trace["ln1.hook_out"])
+    assert np.allclose(session.trace["ln1.hook_in"], session.trace["hook_resid_pre"])
+
+
+def test_steps_stop_at_both_ends_and_closing_forgets_the_lesson(lessons, r45):
+    lessons.previous()
+    assert lessons.index == 0
+    lessons.go(len(r45) + 5)
+    assert lessons.index == len(r45) - 1
+    lessons.next()
+    assert lessons.index == len(r45) - 1
+    lessons.close()
+    assert lessons.lesson is None and lessons.step is None and not lessons.is_edited()
+    lessons.go(2)                                       # no lesson: nothing to go to
+    lessons.reset_step()
+    assert lessons.index == 0
+
+
+# --- the bar: what it says ---------------------------------------------------------------------
+
+def test_the_counter_follows_the_step(bar, r45):
+    lessons = bar.controller
+    for index in range(len(r45)):
+        lessons.go(index)
+        assert bar.findChild(QLabel, "lessonCounter").text() == f"{index + 1} / {len(r45)}"
+    assert not bar.findChild(QPushButton, "lessonNext").isEnabled()
 
 
 @pytest.mark.parametrize("step_id, numbers", SEED_NUMBERS.items())
-def test_the_seed_numbers_appear_at_their_steps(lesson, step_id, numbers):
-    go_to(lesson, step_id)
-    assert numbers in caption(lesson)
+def test_the_seed_numbers_appear_at_their_steps(bar, step_id, numbers):
+    lessons = bar.controller
+    go_to(lessons, step_id)
+    assert numbers in caption(bar)
 
 
-def test_residual_sum_appears_at_b2(lesson):
-    go_to(lesson, "b2")
-    assert "1.756058, 0.974384, -0.255140, -1.434875" in caption(lesson)
+def test_residual_sum_appears_at_b2(bar):
+    lessons = bar.controller
+    go_to(lessons, "b2")
+    assert "1.756058, 0.974384, -0.255140, -1.434875" in caption(bar)
 
 
-def test_caption_numbers_follow_an_edit_and_the_edit_stays_at_its_step(lesson):
-    lab = lesson
-    go_to(lab, "b0")
-    assert lab.set_weight("W_in", (0, 4), "2")           # h₅ = 2u₁ − u₂ now
-    edited = caption(lab)
+def test_caption_numbers_follow_an_edit_and_the_edit_stays_at_its_step(bar):
+    lessons = bar.controller
+    session = lessons.session
+    go_to(lessons, "b0")
+    assert session.set_value("W_in", (0, 4), 2.0)            # h₅ = 2u₁ − u₂ now
+    edited = caption(bar)
     assert SEED_NUMBERS["b0"] not in edited
-    assert f"{lab.trace('mlp.hook_post')[0, 4]:.6f}" in edited
+    assert f"{session.trace['mlp.hook_post'][0, 4]:.6f}" in edited
+    assert "(your edits)" in edited
     # the next step is untouched by it
-    lab.window.lessons.next()
-    assert lab.tensor("W_in")[0, 4] == 1.0
-    assert SEED_NUMBERS["b1"] in caption(lab)
+    bar.findChild(QPushButton, "lessonNext").click()
+    assert session.tensor("W_in")[0, 4] == 1.0
+    assert SEED_NUMBERS["b1"] in caption(bar)
     # coming back, the learner's edit is still there (kept) …
-    lab.window.lessons.previous()
-    assert lab.tensor("W_in")[0, 4] == 2.0
-    assert caption(lab) == edited
+    bar.findChild(QPushButton, "lessonPrevious").click()
+    assert session.tensor("W_in")[0, 4] == 2.0
+    assert caption(bar) == edited
     # … until they reset this step
-    lab.find(QPushButton, "lessonResetStep").click()
-    assert lab.tensor("W_in")[0, 4] == 1.0
-    assert SEED_NUMBERS["b0"] in caption(lab)
+    bar.findChild(QPushButton, "lessonResetStep").click()
+    assert session.tensor("W_in")[0, 4] == 1.0
+    assert SEED_NUMBERS["b0"] in caption(bar)
 
 
-def test_undo_after_coming_back_reverts_the_kept_edit(lesson):
-    lab = lesson
-    go_to(lab, "b0")
-    lab.set_weight("W_in", (0, 0), "5")
-    lab.window.lessons.next()
-    lab.window.lessons.previous()
-    assert lab.tensor("W_in")[0, 0] == 5
-    lab.undo()
-    assert lab.tensor("W_in")[0, 0] == 1
-    assert SEED_NUMBERS["b0"] in caption(lab)
+def test_undo_back_to_the_step_as_written_shows_its_seed_numbers(bar):
+    lessons = bar.controller
+    session = lessons.session
+    go_to(lessons, "b0")
+    session.set_value("W_in", (0, 0), 5.0)
+    lessons.next()
+    lessons.previous()
+    session.undo_stack.undo()
+    assert SEED_NUMBERS["b0"] in caption(bar)
 
 
-def test_an_edited_step_stays_edited_through_a_round_trip(lesson):
-    lab = lesson
-    go_to(lab, "b2")
-    lab.set_weight("W_out", (0, 0), "1")
-    edited = {name: np.array(a) for name, a in lab.trace().items()}
-    for _ in range(3):
-        lab.window.lessons.next()
-    for _ in range(3):
-        lab.window.lessons.previous()
-    assert all(np.array_equal(edited[name], lab.trace(name)) for name in edited)
+def test_question_answer_is_revealed_on_request(bar):
+    lessons = bar.controller
+    go_to(lessons, "relu-residual")
+    answer = bar.findChild(QLabel, "lessonAnswer")
+    button = bar.findChild(QPushButton, "lessonShowAnswer")
+    assert bar.findChild(QLabel, "lessonQuestion").isVisible()
+    assert not answer.isVisible() and button.isVisible()
+    button.click()
+    assert answer.isVisible() and answer.text()
 
 
-def test_forward_and_back_restores_exact_values(lesson):
-    lab = lesson
-    go_to(lab, "b2")
-    before = {name: np.array(a) for name, a in lab.trace().items()}
-    for _ in range(4):
-        lab.window.lessons.next()
-    for _ in range(4):
-        lab.window.lessons.previous()
-    assert all(np.array_equal(before[name], lab.trace(name)) for name in before)
+def test_the_step_list_jumps_to_a_step(bar):
+    lessons = bar.controller
+    steps = bar.findChild(QComboBox, "lessonStepCombo")
+    steps.activated.emit(3)
+    assert lessons.index == 3 and steps.currentIndex() == 3
+
+
+# --- the window: what it wires together --------------------------------------------------------
+
+@pytest.fixture
+def lesson(blocklab_open):
+    return blocklab_open(R45)
 
 
 def test_clicker_keys_page_through_the_lesson(lesson, qtbot):
@@ -128,6 +224,11 @@ def test_clicker_keys_page_through_the_lesson(lesson, qtbot):
     qtbot.keyClick(lab.window.dataflow, Qt.Key_Space)
     assert lessons.index == 3
     qtbot.keyClick(lab.window.dataflow, Qt.Key_Left)
+    assert lessons.index == 2
+    other = QWidget()                                   # keys typed in another window are not for the lesson
+    qtbot.addWidget(other)
+    other.show()
+    qtbot.keyClick(other, Qt.Key_PageDown)
     assert lessons.index == 2
 
 
@@ -148,32 +249,13 @@ def test_arrow_keys_in_a_table_do_not_change_the_step(lesson, qtbot):
 
 def test_highlight_dims_the_rest_and_outlines_cells(lesson):
     lab = lesson
-    go_to(lab, "b0")
+    go_to(lab.window.lessons, "b0")
     step = lab.window.lessons.step
     assert step.highlight.cells
     cell = step.highlight.cells[0]
     lab.select_hook(cell.hook)
     outlined = lab.window.inspector.model.outlined
     assert tuple(cell.index[-2:]) in outlined
-
-
-def test_question_answer_is_revealed_on_request(lesson):
-    lab = lesson
-    go_to(lab, "relu-residual")
-    answer = lab.find(QLabel, "lessonAnswer")
-    button = lab.find(QPushButton, "lessonShowAnswer")
-    assert lab.find(QLabel, "lessonQuestion").isVisible()
-    assert not answer.isVisible() and button.isVisible()
-    button.click()
-    assert answer.isVisible() and answer.text()
-
-
-def test_the_wo_zero_lab_carries_the_input_through(lesson):
-    lab = lesson
-    go_to(lab, "wo-zero")
-    assert np.all(lab.tensor("W_O") == 0)
-    assert np.array_equal(lab.trace("hook_resid_mid"), lab.trace("ln1.hook_out"))
-    assert np.allclose(lab.trace("ln1.hook_in"), lab.trace("hook_resid_pre"))
 
 
 def test_picker_lists_the_lessons_and_leaves_them(blocklab_window):
@@ -200,15 +282,3 @@ def test_a_broken_lesson_is_refused_and_nothing_is_lost(blocklab_window, tmp_pat
     assert lab.tensor("W_in")[0, 0] == 3
     assert lab.window.lessons.lesson is None
     assert lab.status_text()
-
-
-def test_screenshot_of_a_lesson_step(tmp_path):
-    out = tmp_path / "step.png"
-    result = subprocess.run([sys.executable, "main.py", "screenshot", str(out), "--lesson", "r45-ffn-residual-norm",
-                             "--step", "3", "--size", "1280x800", "--lang", "zh"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=120, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
-    assert result.returncode == 0, result.stderr
-    assert QImage(str(out)).size().width() == 1280
-    bad = subprocess.run([sys.executable, "main.py", "screenshot", str(out), "--lesson", "nope"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
-    assert bad.returncode == 2 and "nope" in bad.stderr

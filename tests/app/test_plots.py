@@ -12,18 +12,10 @@ from PySide6.QtWidgets import QPushButton
 
 from core.analysis import activate_values, activation_curve, mse_sweep, sweep_range
 from core.formats.scenario import load_scenario
+from tests.app.helpers import make_session, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "resources" / "scenarios"
-
-def make_session(name: str = "block-default.json"):
-    from app.session import Session
-    return Session(load_scenario(SCENARIOS / name))
-
-
-@pytest.fixture
-def session(qtbot):
-    return make_session()
 
 
 @pytest.fixture
@@ -210,7 +202,7 @@ def test_residual_bars_show_the_selected_token(plots, session):
 
 def show_mse_tab(qtbot, plots):
     plots.setCurrentWidget(plots.mse_tab)
-    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    settle(lambda: not plots.mse_tab.sweep_stale)
 
 
 def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
@@ -218,7 +210,7 @@ def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
     curve, marker = plots.sweep_curve, plots.sweep_marker
     session.select_edit_cell("W_in", (0, 0))
     assert session.set_value("W_in", (0, 0), 0.7)
-    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    settle(lambda: not plots.mse_tab.sweep_stale)
     xs, ys = (np.asarray(a) for a in curve.getData())
     np.testing.assert_array_equal(xs, sweep_range(0.7))
     state = session.state
@@ -231,7 +223,7 @@ def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
 
     # another edit cell: the sweep follows it, on the same items
     session.select_edit_cell("W_out", (1, 2))
-    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    settle(lambda: not plots.mse_tab.sweep_stale)
     xs, _ = (np.asarray(a) for a in curve.getData())
     np.testing.assert_array_equal(xs, sweep_range(float(session.tensor("W_out")[1, 2])))
     assert plots.sweep_curve is curve and plots.sweep_marker is marker
@@ -240,13 +232,13 @@ def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
 def test_several_edits_in_one_turn_sweep_once(qtbot, plots, session, monkeypatch):
     show_mse_tab(qtbot, plots)
     session.select_edit_cell("W_in", (0, 0))
-    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    settle(lambda: not plots.mse_tab.sweep_stale)
     calls = []
     original = plots.mse_tab.update_sweep
     monkeypatch.setattr(plots.mse_tab, "update_sweep", lambda: (calls.append(1), original()))
     for value in (0.1, 0.2, 0.3):
         session.set_value("W_in", (0, 0), value)
-    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    settle(lambda: not plots.mse_tab.sweep_stale)
     assert len(calls) == 1
 
 
@@ -281,7 +273,7 @@ def test_no_targets_offers_the_output_as_target(qtbot):
     assert session.mse == 0
     assert plots.mse_label.isVisible()
     assert plots.mse_label.text() == "0.000000"
-    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale, timeout=2000)
+    settle(lambda: not plots.mse_tab.sweep_stale)
     xs, ys = (np.asarray(a) for a in plots.sweep_curve.getData())
     assert ys[int(np.argmin(np.abs(xs - session.tensor(session.edit_tensor)[session.edit_index])))] == \
         pytest.approx(0.0, abs=1e-12)
@@ -338,7 +330,7 @@ def test_chinese_texts_are_shown(qtbot, session):
     assert plots.tabText(4) == "MSE"
     i18n.install("zh")          # switching language while the panel is open retranslates it
     try:
-        qtbot.waitUntil(lambda: plots.tabText(0) == "注意力", timeout=2000)
+        settle(lambda: plots.tabText(0) == "注意力")
         assert [plots.tabText(i) for i in range(plots.count())] == ["注意力", "隐藏单元", "残差流", "激活函数", "均方误差"]
         assert plots.activation_tab.dead_zone_label.toPlainText() == "ReLU 的死区"
         assert plots.residual_tab.plot.titleLabel.text == "token “小明” 的残差流"
@@ -346,6 +338,6 @@ def test_chinese_texts_are_shown(qtbot, session):
         assert plots.attention_tab.plots[0].titleLabel.text == "头 1"
     finally:
         i18n.install("en")
-    qtbot.waitUntil(lambda: plots.tabText(0) == "Attention", timeout=2000)
+    settle(lambda: plots.tabText(0) == "Attention")
     assert plots.residual_tab.plot.titleLabel.text == "Residual stream of token “小明”"
     plots.close()

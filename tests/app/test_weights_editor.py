@@ -17,15 +17,11 @@ from app.explorer.weights_editor import WeightEditor
 from core.block import forward
 from core.formats.scenario import load_scenario
 from core.weights import filled
+from tests.app.helpers import settle
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "resources" / "scenarios"
 DISPLAY, EDIT, BACKGROUND = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.BackgroundRole
-
-
-@pytest.fixture
-def session(qtbot):
-    return Session(load_scenario(SCENARIOS / "block-default.json"))
 
 
 @pytest.fixture
@@ -182,13 +178,13 @@ def test_typing_into_the_cell_editor_changes_tensor_and_trace(qtbot, editor, ses
     assert cell_editor is not None
     qtbot.keyClicks(cell_editor, "-1.25")
     qtbot.keyClick(cell_editor, Qt.Key.Key_Return)          # the delegate commits on the next event loop turn
-    qtbot.waitUntil(lambda: editor.table.indexWidget(index) is None)
+    settle(lambda: editor.table.indexWidget(index) is None)
     assert session.tensor("W_out")[2, 3] == -1.25
     assert editor.model.index(2, 3).data(DISPLAY) == "-1.250000"
     assert_trace_is_core_forward(session)
 
 
-@pytest.mark.parametrize("text", ["abc", "nan", "inf", "1e7"])
+@pytest.mark.parametrize("text", ["abc", "nan", "inf", "-Infinity", "1e7", "", "1,000"])
 def test_bad_text_is_refused_with_a_message(qtbot, editor, session, text):
     choose_tensor(editor, "W_in")
     tensor, trace, steps = session.tensor("W_in").copy(), dict(session.trace), session.undo_stack.count()
@@ -212,7 +208,7 @@ def test_bad_text_typed_in_the_cell_editor_is_refused(qtbot, editor, session, te
     qtbot.keyClicks(cell_editor, text)
     with qtbot.waitSignal(session.message):
         qtbot.keyClick(cell_editor, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: editor.table.indexWidget(index) is None)
+    settle(lambda: editor.table.indexWidget(index) is None)
     np.testing.assert_array_equal(session.tensor("inputs"), tensor)
     assert session.undo_stack.count() == steps
     assert editor.model.index(2, 0).data(DISPLAY) == style.format_number(tensor[2, 0])
@@ -287,6 +283,21 @@ def test_spin_box_sets_the_selected_cell(editor, session):
     assert session.tensor("W_O")[1, 0, 3] == pytest.approx(0.35)
     assert session.undo_stack.count() == steps + 1
     assert editor.model.index(0, 3).data(DISPLAY) == "0.350000"
+
+
+def test_nudges_after_a_pause_are_a_new_undo_step(editor, session, clock):
+    choose_tensor(editor, "W_in")
+    session.select_edit_cell("W_in", (1, 4))
+    steps = session.undo_stack.count()
+    editor.value_spin.setValue(0.3)
+    clock.advance(0.5)
+    editor.value_spin.setValue(0.35)
+    assert session.undo_stack.count() == steps + 1            # one gesture
+    clock.advance(Session.GESTURE_GAP_S + 0.5)                # the learner paused
+    editor.value_spin.setValue(0.4)
+    assert session.undo_stack.count() == steps + 2
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[1, 4] == pytest.approx(0.35)
 
 
 def test_wheel_over_the_selected_cell_nudges_it(qtbot, editor, session):

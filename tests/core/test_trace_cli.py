@@ -1,6 +1,13 @@
-"""`python main.py trace`: the headless command, run as a user runs it (a subprocess)."""
+"""`python main.py trace`: the headless command.
+
+The tests call `main.main(["trace", …])` in-process (what the command line runs, without
+starting a Python per test) and read what it prints; one test runs main.py end to end in a
+subprocess from another directory, exactly as a user would.
+"""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -8,12 +15,19 @@ import sys
 import numpy as np
 import pytest
 
+import main
 from tests.conftest import ROOT, SCENARIOS
 
 
-def trace(*args: str, cwd=ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), "trace", *map(str, args)],
-                          cwd=cwd, capture_output=True, text=True, encoding="utf-8", timeout=60)
+def trace(*args: str) -> subprocess.CompletedProcess:
+    """Run `blocklab trace ARGS` in this process; its exit status and what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main.main(["trace", *map(str, args)])
+        except SystemExit as exit_:             # argparse: --help, a bad option
+            code = exit_.code
+    return subprocess.CompletedProcess(["blocklab", "trace", *map(str, args)], code, out.getvalue(), err.getvalue())
 
 
 def strict_json(text: str) -> dict:
@@ -180,6 +194,13 @@ def test_trace_help_mentions_the_format():
 
 
 def test_trace_runs_from_another_directory(tmp_path):
-    result = trace(SCENARIOS / "c4-xor.json", cwd=tmp_path)
+    """The one end-to-end run: a fresh interpreter on main.py, from another directory."""
+    result = subprocess.run([sys.executable, str(ROOT / "main.py"), "trace", str(SCENARIOS / "c4-xor.json")],
+                            cwd=tmp_path, capture_output=True, text=True, encoding="utf-8", timeout=120)
     assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert strict_json(result.stdout) == strict_json(trace(SCENARIOS / "c4-xor.json").stdout)
     assert strict_json(result.stdout)["mse"] == 0.0
+    bad = subprocess.run([sys.executable, str(ROOT / "main.py"), "trace", str(tmp_path / "nowhere.json")],
+                         cwd=tmp_path, capture_output=True, text=True, encoding="utf-8", timeout=120)
+    assert_refused(bad)

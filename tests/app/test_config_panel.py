@@ -1,0 +1,144 @@
+"""The block options and the checks, without the window: each pick, click or typed value
+goes to the Session as one change, and the checks show what `core` finds."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget
+
+from app.explorer.config_panel import ConfigPanel, InvariantsPanel
+from core.block import forward
+from tests.app.helpers import show
+
+
+@pytest.fixture
+def panel(qtbot, session):
+    """The options above the checks, as the window's right column shows them."""
+    column = QWidget()
+    layout = QVBoxLayout(column)
+    layout.addWidget(ConfigPanel(session))
+    layout.addWidget(InvariantsPanel(session))
+    show(qtbot, column, 380, 420)
+    yield column
+    column.close()
+
+
+def find(panel, kind, name):
+    widget = panel.findChild(kind, name)
+    assert widget is not None, f"no {kind.__name__} called {name}"
+    return widget
+
+
+def pick(panel, name: str, value: str) -> None:
+    combo = find(panel, QComboBox, name)
+    position = combo.findData(value)
+    assert position >= 0, f"{name} has no option {value!r}"
+    combo.setCurrentIndex(position)
+
+
+def toggle(panel, name: str, on: bool) -> None:
+    box = find(panel, QCheckBox, name)
+    if box.isChecked() != on:
+        box.click()
+
+
+def type_into(qtbot, box, text: str) -> None:
+    box.setFocus()
+    box.selectAll()
+    qtbot.keyClicks(box, text)
+    qtbot.keyClick(box, Qt.Key_Return)
+
+
+def expected_trace(session):
+    s = session.state
+    return forward(s.config, s.weights, s.inputs)
+
+
+@pytest.mark.parametrize("activation", ["gelu", "gelu_tanh", "silu", "identity"])
+def test_activation_selector_recomputes(panel, session, activation):
+    pick(panel, "configActivation", activation)
+    assert session.config.activation == activation
+    assert np.array_equal(session.trace["mlp.hook_post"], expected_trace(session)["mlp.hook_post"])
+    assert not np.array_equal(session.trace["mlp.hook_post"], np.maximum(session.trace["mlp.hook_pre"], 0))
+
+
+def test_placement_selector_moves_the_norm(panel, session):
+    pick(panel, "configPlacement", "pre")
+    assert session.config.norm_placement == "pre"
+    assert np.array_equal(session.trace["ln2.hook_in"], session.trace["hook_resid_mid"])
+
+
+def test_attention_switch_removes_it_and_brings_it_back(panel, session):
+    toggle(panel, "configAttention", False)
+    assert "attn.hook_pattern" not in session.trace
+    assert not find(panel, QComboBox, "configMask").isEnabled()        # no mask without attention
+    toggle(panel, "configAttention", True)
+    assert "attn.hook_pattern" in session.trace
+    assert find(panel, QComboBox, "configMask").isEnabled()
+
+
+def test_gated_switch_creates_weights_and_says_so(qtbot, panel, session):
+    with qtbot.waitSignal(session.message) as told:
+        toggle(panel, "configGated", True)
+    assert "W_gate" in session.tensor_names()
+    assert "W_gate" in told.args[0]
+    session.undo_stack.undo()                          # the box follows the session back
+    assert not find(panel, QCheckBox, "configGated").isChecked()
+
+
+def test_causal_mask_selector(panel, session):
+    pick(panel, "configMask", "causal")
+    assert session.config.mask == "causal"
+    assert np.all(np.triu(session.trace["attn.hook_pattern"][0], k=1) == 0)
+
+
+def test_eps_zero_on_a_constant_row_turns_a_check_red(qtbot, panel, session):
+    toggle(panel, "configAttention", False)
+    for column in range(4):                       # token 0 becomes a constant row
+        assert session.set_value("inputs", (0, column), 0.5)
+    for index in ((0, 0), (1, 1), (2, 2), (3, 3), (4, 2), (5, 3)):
+        assert session.set_value("W_out", index, 0.0)    # keep the FFN from changing the row
+    type_into(qtbot, find(panel, QLineEdit, "configEps"), "0")
+    assert session.config.eps == 0
+    label = find(panel, QLabel, "invariant_ln2.var")
+    assert label.property("violated") is True
+    assert "✗" in label.text()
+    assert find(panel, QLabel, "invariant_resid_post.sum").property("violated") is False
+
+
+def test_an_eps_that_is_not_a_number_from_0_to_1_is_refused(qtbot, panel, session):
+    eps = find(panel, QLineEdit, "configEps")
+    before, steps = session.config.eps, session.undo_stack.count()
+    for text in ("abc", "2", "-0.1"):
+        with qtbot.waitSignal(session.message):
+            type_into(qtbot, eps, text)
+        assert session.config.eps == before and session.undo_stack.count() == steps
+        assert eps.text() == repr(before)                      # the box shows what is in force
+
+
+def test_typing_a_size_is_one_change(qtbot, panel, session):
+    box = find(panel, QSpinBox, "configDff")
+    start = session.undo_stack.count()
+    with qtbot.waitSignal(session.message) as told:
+        type_into(qtbot, box, "12")
+    assert session.config.d_ff == 12
+    assert session.undo_stack.count() == start + 1
+    assert "W_in" in told.args[0]                              # it says which weights it made
+
+
+def test_tabbing_through_eps_changes_nothing(panel, session):
+    assert session.set_config(eps=1.2345678e-05)
+    count = session.undo_stack.count()
+    eps = find(panel, QLineEdit, "configEps")
+    eps.editingFinished.emit()                               # focus left the field, nothing typed
+    assert session.config.eps == 1.2345678e-05
+    assert session.undo_stack.count() == count
+
+
+def test_the_checks_say_when_there_is_nothing_to_check(panel, session):
+    empty = find(panel, QLabel, "invariantsEmpty")
+    assert not empty.isVisible()
+    assert session.set_config(attention=False, residual=False, norm="none")
+    assert empty.isVisible()
+    assert panel.findChild(QLabel, "invariant_ln2.var") is None

@@ -1,0 +1,75 @@
+"""Starting Block Lab: the screenshot command (run in-process through `main.main`, as the
+command line would call it) and the exception hook. The one end-to-end run of main.py in a
+subprocess is in tests/core/test_trace_cli.py."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QImage
+
+import main
+
+
+@pytest.mark.window
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_screenshot_command_writes_a_png_of_that_size(qapp, tmp_path, capsys, size):
+    out = tmp_path / "shot.png"
+    assert main.main(["screenshot", str(out), "--size", f"{size[0]}x{size[1]}"]) == 0
+    assert capsys.readouterr().err == ""
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == size
+    colours = {image.pixel(x, y) for x in range(0, size[0], 37) for y in range(0, size[1], 29)}
+    assert len(colours) > 20                       # not blank
+
+
+def test_screenshot_of_a_bad_file_exits_2(qapp, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]")
+    assert main.main(["screenshot", str(tmp_path / "x.png"), str(bad)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.window
+def test_screenshot_of_a_lesson_step(qapp, tmp_path, capsys):
+    out = tmp_path / "step.png"
+    assert main.main(["screenshot", str(out), "--lesson", "r45-ffn-residual-norm", "--step", "3",
+                      "--size", "1280x800", "--lang", "zh"]) == 0, capsys.readouterr().err
+    assert QImage(str(out)).size().width() == 1280
+    assert main.main(["screenshot", str(out), "--lesson", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments, fragment", [
+    (["--size", "12x12"], "200 to 8192"),
+    (["--size", "big"], "WIDTHxHEIGHT"),
+])
+def test_screenshot_size_is_checked_by_the_parser(tmp_path, capsys, arguments, fragment):
+    with pytest.raises(SystemExit) as exit_:
+        main.main(["screenshot", str(tmp_path / "x.png"), *arguments])
+    assert exit_.value.code == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_a_step_below_one_is_refused(qapp, tmp_path, capsys):
+    assert main.main(["screenshot", str(tmp_path / "x.png"), "--lesson", "r45-ffn-residual-norm",
+                      "--step", "0"]) == 2
+    assert "--step" in capsys.readouterr().err
+
+
+def test_exception_hook_logs_and_keeps_running(qtbot, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QMessageBox, QWidget
+
+    import app.launch as launch
+    widget = QWidget()                          # something the user is working in
+    qtbot.addWidget(widget)
+    widget.show()
+    shown = []
+    monkeypatch.setattr(launch, "LOG_PATH", tmp_path / "blocklab.log")
+    monkeypatch.setattr(QMessageBox, "exec", lambda self: shown.append(self.detailedText()) or 0)
+    try:
+        raise RuntimeError("a bug in a slot")
+    except RuntimeError as error:
+        launch._exception_hook(type(error), error, error.__traceback__)
+    assert shown and "a bug in a slot" in shown[0]
+    assert "a bug in a slot" in (tmp_path / "blocklab.log").read_text()
+    assert widget.isVisible()
