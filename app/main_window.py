@@ -197,6 +197,7 @@ class MainWindow(QMainWindow):
         self.path = path
         if self.lessons.lesson is not None:
             self.lessons.close()
+        self._refresh_title()                 # the load notified before the path changed
         return True
 
     def _step_shown(self) -> None:

@@ -118,6 +118,7 @@ def test_a_refused_file_keeps_the_open_scenario_and_a_good_one_opens(blocklab_wi
     assert lab.session.tokens == ("好吃", "不好吃", "难吃", "不难吃")
     assert lab.mse == 0.0
     assert lab.window.dataflow.node_names() == list(lab.trace())      # every view shows the new block
+    assert "c4-xor.json" in lab.window.windowTitle() and "block-default" not in lab.window.windowTitle()
 
 
 def test_chinese_interface(blocklab_open):
