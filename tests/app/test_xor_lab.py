@@ -11,6 +11,7 @@ from app.session import Session
 from app.labs.xor import PARTS, XorLabPanel
 from core.labs import xor as lab
 from core.formats.scenario import load_scenario
+from core.numbers import format_number
 from tests.conftest import SCENARIOS
 
 GOOD, NOT_GOOD, BAD, NOT_BAD = range(4)      # 好吃, 不好吃, 难吃, 不难吃
@@ -94,7 +95,7 @@ def test_the_identity_holds_for_whatever_the_learner_sets(lab_panel, seed):
     left, right = lab.identity_sides(model)
     assert sides == [lab.format_value(left), lab.format_value(right)]
     assert sides[0] == sides[1]
-    assert column(panel, OUTPUT_COLUMN) == [f"{v:.3f}".replace("-0.000", "0.000")
+    assert column(panel, OUTPUT_COLUMN) == [format_number(v, 3)
                                             for v in lab.linear_outputs(session.state.inputs, model)]
     mse = lab.linear_mse(session.state.inputs, session.state.targets, model)
     assert f"MSE = {lab.format_value(mse)}" in plain(find(panel, QLabel, "xorMse"))
@@ -212,7 +213,7 @@ def test_bias_slider_and_first_to_flip(lab_panel):
     slider.setValue(-50)
     assert session.tensor("b_in")[1] == -0.5
     assert all(marker.value() == -0.5 for marker in panel.bias_markers)
-    assert column(panel, OUTPUT_COLUMN) == ["0.000", "-1.000", "0.000", "0.000"]
+    assert column(panel, OUTPUT_COLUMN) == ["0.000", "−1.000", "0.000", "0.000"]
     sweep = lab.bias_sweep(session.config, session.state.weights, session.state.inputs, session.state.targets)
     for k, curve in enumerate(panel.bias_curves):
         assert np.allclose(curve.getData()[1], sweep.outputs[:, k])
