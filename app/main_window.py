@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QGroupBox, QLabel, QMa
 from core.formats.lesson import FORMAT as LESSON_FORMAT
 from core.formats.lesson import list_lessons
 from core.formats.scenario import ScenarioError, load_scenario, save_scenario
+from core.numbers import format_number
 
 from app.explorer.config_panel import ConfigPanel, InvariantsPanel
 from app.labs import build_lab_panel
@@ -291,7 +292,7 @@ class MainWindow(QMainWindow):
 
     def _refresh_status(self) -> None:
         mse = self.session.mse
-        self.mse_label.setText(self.tr("MSE %1").replace("%1", f"{mse:.6f}") if mse is not None
+        self.mse_label.setText(self.tr("MSE %1").replace("%1", format_number(mse)) if mse is not None
                                else self.tr("no targets"))
 
     def _refresh_title(self) -> None:

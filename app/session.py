@@ -19,6 +19,7 @@ from core.analysis import Invariant, invariants
 from core.block import Trace, forward, mse
 from core.config import BlockConfig, ConfigError, weight_shapes
 from core.formats.scenario import MAX_ABS_VALUE, Scenario, check_finite
+from core.numbers import format_short, parse_number  # noqa: F401  (parse_number: views import it from here too)
 from core.weights import adapt_weights, filled
 
 INPUTS = "inputs"
@@ -76,18 +77,6 @@ class _StateCommand(QUndoCommand):
 
     def undo(self) -> None:
         self._session._apply(self._before)
-
-
-def parse_number(text: str) -> float | None:
-    """A cell's text as a number, or None. Accepts the Unicode minus; refuses commas (a
-    thousands separator or a decimal comma? "1,000" must not quietly become 1) and "_"."""
-    cleaned = text.strip().replace("−", "-")
-    if "," in cleaned or "_" in cleaned:
-        return None
-    try:
-        return float(cleaned)
-    except ValueError:
-        return None
 
 
 class Session(QObject):
@@ -239,7 +228,7 @@ class Session(QObject):
             return True
         changed = np.array(current, dtype=np.float64)
         changed[index] = value
-        label = self.tr("Set %1%2 = %3").replace("%1", tensor).replace("%2", str(list(index))).replace("%3", f"{value:g}")
+        label = self.tr("Set %1%2 = %3").replace("%1", tensor).replace("%2", str(list(index))).replace("%3", format_short(value))
         if merge:
             now = self.clock()
             if now - self._last_merge > self.GESTURE_GAP_S:

@@ -1,66 +1,88 @@
-"""How one number of a trace was computed: the formula, its terms' current values, the result.
+"""How one number of a trace was computed, as structure: what kind of step made it, the
+rule in math symbols, its named terms with their current values, and the rule again with
+the numbers put in.
 
-The GUI's inspector prints an Explanation; it lives here so that it is tested without Qt.
-Formulas use math symbols only, so they read the same in Chinese and English; `kind` names
-the step so a view can add a translated sentence.
+No sentences here, in any language: the GUI's inspector words the `Step` and each term's
+`name` through Qt's translation (app/explorer/inspector.py). Formulas hold math symbols
+only (μ, σ², ε, γ, β, Σ, W_in, ReLU …), which read the same in Chinese and English.
+Numbers are printed by core.numbers, like everywhere else.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
 from core.block import Trace, Weights
 from core.config import BlockConfig
 from core.functions import ACTIVATION_FORMULAS
+from core.numbers import format_number, format_short, parenthesized
 
 MAX_SHOWN_TERMS = 12   # a longer dot product is shown with its first terms and "…"
+
+# How an activation is written inside a formula (no words: the same in every language).
+# app/widgets/labels.py reads this table for its "symbol" form.
+ACTIVATION_SYMBOLS = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU", "silu": "SiLU", "identity": "id"}
+
+
+class Step(str, Enum):
+    """The kind of computation that made a number; the GUI has one sentence for each."""
+    INPUT = "input"                          # a number of the scenario's inputs (x)
+    COPY = "copy"                            # passed on unchanged
+    NO_ATTENTION = "no_attention"            # attention is off: the stream goes on as it came in
+    RESIDUAL_SUM = "residual_sum"            # stream + sub-layer output
+    HEAD_SUM = "head_sum"                    # Σ over heads + b_O
+    PROJECTION = "projection"                # Σ input·weight + bias
+    WEIGHTED_SUM = "weighted_sum"            # Σ pattern·v
+    HEAD_RESULT = "head_result"              # Σ z·W_O (no bias)
+    LAYER_NORM = "layer_norm"                # (s − μ)/√(σ² + ε)·γ + β
+    RMS_NORM = "rms_norm"                    # s/rms·γ
+    LAYER_NORM_SCALE = "layer_norm_scale"    # √(σ² + ε)
+    RMS_NORM_SCALE = "rms_norm_scale"        # √(Σ s²/d + ε)
+    LAYER_NORMALIZED = "layer_normalized"    # (s − μ)/√(σ² + ε)
+    RMS_NORMALIZED = "rms_normalized"        # s/rms
+    SCORE = "score"                          # q·k/√d_head
+    MASKED_SCORE = "masked_score"            # −∞: the causal mask hides a later token
+    SOFTMAX = "softmax"                      # exp(s − max)/Σ exp(sₖ − max)
+    MASKED_WEIGHT = "masked_weight"          # exp(−∞) = 0
+    ACTIVATION = "activation"                # act(pre)
+    GATED_ACTIVATION = "gated_activation"    # act(gate)·pre
 
 
 @dataclass(frozen=True)
 class Term:
+    """One named quantity of a formula: `symbol` as written there, `name` an identifier the
+    GUI words ("mean", "variance", "eps", "gain", "shift", "bias", …), its current value."""
     symbol: str
     value: float
+    name: str
 
 
 @dataclass(frozen=True)
 class Explanation:
     hook: str
     index: tuple[int, ...]
-    kind: str            # "input", "copy", "sum", "dot", "norm", "norm_scale", "normalized",
-                         # "score", "masked", "softmax", "activation", "gated_activation"
+    kind: Step
     formula: str         # the rule in symbols, e.g. "z = (s − μ)/√(σ² + ε)·γ + β"
     substituted: str     # the same with the current numbers put in, ending "= value"
     terms: tuple[Term, ...]
     value: float
-
-    def text(self) -> str:
-        lines = [self.formula]
-        lines += [f"  {term.symbol} = {term.value:g}" if term.symbol == "ε" else f"  {term.symbol} = {fmt(term.value)}"
-                  for term in self.terms]
-        lines.append(self.substituted)
-        return "\n".join(lines)
-
-
-def fmt(value: float, decimals: int = 6) -> str:
-    """A number as the inspector shows it; −∞ for masked scores."""
-    if np.isneginf(value):
-        return "-∞"
-    text = f"{value:.{decimals}f}"
-    return "0." + "0" * decimals if text == "-0." + "0" * decimals else text
+    omitted: int = 0     # products of a long dot product written as "…" in `substituted`
 
 
 def _paren(value: float) -> str:
-    text = fmt(value)
-    return f"({text})" if text.startswith("-") else text
+    return parenthesized(value)
 
 
-def _dot(left: np.ndarray, right: np.ndarray, bias: float | None) -> str:
+def _dot(left: np.ndarray, right: np.ndarray, bias: float | None) -> tuple[str, int]:
+    """The products written out (the first MAX_SHOWN_TERMS, then "…"), and how many were left out."""
     products = [f"{_paren(a)}·{_paren(b)}" for a, b in zip(left, right)]
-    if len(products) > MAX_SHOWN_TERMS:
-        products = products[:MAX_SHOWN_TERMS] + [f"… ({len(left)} terms)"]
+    omitted = max(0, len(products) - MAX_SHOWN_TERMS)
+    if omitted:
+        products = products[:MAX_SHOWN_TERMS] + ["…"]
     text = " + ".join(products)
-    return text if bias is None else f"{text} + {_paren(bias)}"
+    return (text if bias is None else f"{text} + {_paren(bias)}"), omitted
 
 
 def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
@@ -73,9 +95,18 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
     value = float(array[index])
     w = {name: np.asarray(v, dtype=np.float64) for name, v in weights.items()}
     pre_norm, post_norm = config.pre_norm, config.post_norm
+    layer_norm = config.norm == "layernorm"
+    eps = format_short(config.eps)
 
-    def make(kind: str, formula: str, substituted: str, terms: list[Term]) -> Explanation:
-        return Explanation(hook, index, kind, formula, f"{substituted} = {fmt(value)}", tuple(terms), value)
+    def make(kind: Step, formula: str, substituted: str | None, terms: list[Term], omitted: int = 0) -> Explanation:
+        result = format_number(value)
+        text = result if substituted is None or substituted == result else f"{substituted} = {result}"
+        return Explanation(hook, index, kind, formula, text, tuple(terms), value, omitted)
+
+    def dot(kind: Step, formula: str, left: np.ndarray, right: np.ndarray, bias: float | None,
+            terms: list[Term]) -> Explanation:
+        text, omitted = _dot(left, right, bias)
+        return make(kind, formula, text, terms, omitted)
 
     def attn_in() -> np.ndarray:
         return trace["ln1.hook_out"] if pre_norm else trace["hook_resid_pre"]
@@ -85,51 +116,52 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
 
     def residual_sum(prefix: str, i: int, j: int) -> Explanation:
         """The value entering a post-norm (or the un-normed output): stream + sub-layer."""
-        stream, sub, names = (("hook_resid_pre", "hook_attn_out", ("x", "a")) if prefix == "ln1"
-                              else ("hook_resid_mid", "hook_mlp_out", ("m", "f")))
+        stream, sub, names, meanings = (
+            ("hook_resid_pre", "hook_attn_out", ("x", "a"), ("input", "attention_out")) if prefix == "ln1"
+            else ("hook_resid_mid", "hook_mlp_out", ("m", "f"), ("mid", "mlp_out")))
         if not config.residual:
             b = float(trace[sub][i, j])
-            return make("copy", f"s = {names[1]}", fmt(b), [Term(names[1], b)])
+            return make(Step.COPY, f"s = {names[1]}", format_number(b), [Term(names[1], b, meanings[1])])
         a, b = float(trace[stream][i, j]), float(trace[sub][i, j])
-        return make("sum", f"s = {names[0]} + {names[1]}", f"{_paren(a)} + {_paren(b)}",
-                    [Term(names[0], a), Term(names[1], b)])
+        return make(Step.RESIDUAL_SUM, f"s = {names[0]} + {names[1]}", f"{_paren(a)} + {_paren(b)}",
+                    [Term(names[0], a, meanings[0]), Term(names[1], b, meanings[1])])
 
     def norm_terms(prefix: str, i: int) -> list[Term]:
         s = trace[f"{prefix}.hook_in"][i]
-        if config.norm == "layernorm":
+        if layer_norm:
             mean = float(np.mean(s))
-            return [Term("μ", mean), Term("σ²", float(np.mean((s - mean) ** 2))), Term("ε", config.eps)]
-        return [Term("mean(s²)", float(np.mean(s * s))), Term("ε", config.eps)]
+            return [Term("μ", mean, "mean"), Term("σ²", float(np.mean((s - mean) ** 2)), "variance"),
+                    Term("ε", config.eps, "eps")]
+        return [Term("Σⱼ sⱼ²/d", float(np.mean(s * s)), "mean_square"), Term("ε", config.eps, "eps")]
 
     def norm_out(prefix: str, i: int, j: int) -> Explanation:
         s = float(trace[f"{prefix}.hook_in"][i, j])
-        terms = [Term("s", s)]
+        terms = [Term("s", s, "norm_input")]
         sum_parts = residual_sum(prefix, i, j) if post_norm else None
-        if sum_parts is not None and sum_parts.kind == "sum":
+        summed = sum_parts is not None and sum_parts.kind == Step.RESIDUAL_SUM
+        if summed:
             terms = list(sum_parts.terms) + terms
         terms += norm_terms(prefix, i)
         gamma = float(w[f"{prefix}.w"][j])
-        terms.append(Term("γ", gamma))
+        terms.append(Term("γ", gamma, "gain"))
         scale = float(trace[f"{prefix}.hook_scale"][i, 0])
-        if config.norm == "layernorm":
+        if layer_norm:
             beta = float(w[f"{prefix}.b"][j])
-            terms.append(Term("β", beta))
+            terms.append(Term("β", beta, "shift"))
             mean, var = terms[-5].value, terms[-4].value
-            formula = "z = (s − μ)/√(σ² + ε)·γ + β"
-            if sum_parts is not None and sum_parts.kind == "sum":
-                formula = f"{sum_parts.formula};  {formula}"
-            sub = (f"({_paren(s)} − {_paren(mean)})/√({fmt(var)} + {config.eps:g})·{_paren(gamma)}"
+            kind, formula = Step.LAYER_NORM, "z = (s − μ)/√(σ² + ε)·γ + β"
+            sub = (f"({_paren(s)} − {_paren(mean)})/√({format_number(var)} + {eps})·{_paren(gamma)}"
                    f" + {_paren(beta)}")
         else:
-            formula = "z = s/√(mean(s²) + ε)·γ"
-            if sum_parts is not None and sum_parts.kind == "sum":
-                formula = f"{sum_parts.formula};  {formula}"
-            sub = f"{_paren(s)}/{fmt(scale)}·{_paren(gamma)}"
-        return make("norm", formula, sub, terms)
+            kind, formula = Step.RMS_NORM, "z = s/√(Σⱼ sⱼ²/d + ε)·γ"
+            sub = f"{_paren(s)}/{format_number(scale)}·{_paren(gamma)}"
+        if summed:
+            formula = f"{sum_parts.formula};  {formula}"
+        return make(kind, formula, sub, terms)
 
     # --- the hooks, in the order they are computed -------------------------------------
     if hook == "hook_resid_pre":
-        return make("input", "x = block input", fmt(value), [])
+        return make(Step.INPUT, "x", None, [])
 
     if hook.startswith(("ln1.", "ln2.")):
         prefix, part = hook.split(".", 1)
@@ -137,41 +169,41 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         if part == "hook_in":
             if post_norm:
                 return residual_sum(prefix, *index)
-            source = "x" if prefix == "ln1" else "m"
-            return make("copy", f"s = {source}", fmt(value), [Term(source, value)])
+            source, meaning = ("x", "input") if prefix == "ln1" else ("m", "mid")
+            return make(Step.COPY, f"s = {source}", None, [Term(source, value, meaning)])
         if part == "hook_scale":
             terms = norm_terms(prefix, i)
-            if config.norm == "layernorm":
-                return make("norm_scale", "√(σ² + ε)", f"√({fmt(terms[1].value)} + {config.eps:g})", terms)
-            return make("norm_scale", "√(mean(s²) + ε)", f"√({fmt(terms[0].value)} + {config.eps:g})", terms)
+            if layer_norm:
+                return make(Step.LAYER_NORM_SCALE, "√(σ² + ε)", f"√({format_number(terms[1].value)} + {eps})", terms)
+            return make(Step.RMS_NORM_SCALE, "rms = √(Σⱼ sⱼ²/d + ε)", f"√({format_number(terms[0].value)} + {eps})",
+                        terms)
         if part == "hook_normalized":
             s = float(trace[f"{prefix}.hook_in"][index])
             scale = float(trace[f"{prefix}.hook_scale"][i, 0])
-            terms = [Term("s", s)] + norm_terms(prefix, i)
-            if config.norm == "layernorm":
-                return make("normalized", "n = (s − μ)/√(σ² + ε)",
-                            f"({_paren(s)} − {_paren(terms[1].value)})/{fmt(scale)}", terms)
-            return make("normalized", "n = s/√(mean(s²) + ε)", f"{_paren(s)}/{fmt(scale)}", terms)
+            terms = [Term("s", s, "norm_input")] + norm_terms(prefix, i)
+            if layer_norm:
+                return make(Step.LAYER_NORMALIZED, "n = (s − μ)/√(σ² + ε)",
+                            f"({_paren(s)} − {_paren(terms[1].value)})/{format_number(scale)}", terms)
+            return make(Step.RMS_NORMALIZED, "n = s/√(Σⱼ sⱼ²/d + ε)", f"{_paren(s)}/{format_number(scale)}", terms)
         return norm_out(prefix, *index)
 
     if hook in ("attn.hook_q", "attn.hook_k", "attn.hook_v"):
         h, i, c = index
         letter = hook[-1].upper()
-        row = attn_in()[i]
-        column = w[f"W_{letter}"][h][:, c]
         bias = float(w[f"b_{letter}"][h][c])
         source = "LN1(x)" if pre_norm else "x"
-        return make("dot", f"{letter.lower()} = Σₖ {source}ₖ·W_{letter}[k] + b_{letter}",
-                    _dot(row, column, bias), [Term("b", bias)])
+        return dot(Step.PROJECTION, f"{letter.lower()} = Σₖ {source}ₖ·W_{letter}[k] + b_{letter}",
+                   attn_in()[i], w[f"W_{letter}"][h][:, c], bias, [Term(f"b_{letter}", bias, "bias")])
 
     if hook == "attn.hook_attn_scores":
         h, i, j = index
         if np.isneginf(value):
-            return make("masked", "causal mask: a token cannot read later tokens (j > i) → −∞", "−∞", [])
+            return make(Step.MASKED_SCORE, "s = −∞  (j > i)", None, [])
         q, k = trace["attn.hook_q"][h, i], trace["attn.hook_k"][h, j]
         dh = config.d_head
-        return make("score", "score = q·k/√d_head", f"({_dot(q, k, None)})/√{dh}",
-                    [Term("q·k", float(q @ k)), Term("√d_head", float(np.sqrt(dh)))])
+        text, omitted = _dot(q, k, None)
+        return make(Step.SCORE, "s = q·k/√d_head", f"({text})/√{dh}",
+                    [Term("q·k", float(q @ k), "dot"), Term("√d_head", float(np.sqrt(dh)), "sqrt_d_head")], omitted)
 
     if hook == "attn.hook_pattern":
         h, i, j = index
@@ -179,32 +211,33 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         top = float(np.max(row))
         denominator = float(np.sum(np.exp(row - top)))
         s = float(row[j])
-        if np.isneginf(s):
-            return make("masked", "masked score → weight 0", "exp(−∞)", [])
-        return make("softmax", "p = exp(s − max)/Σₖ exp(sₖ − max)",
-                    f"exp({_paren(s)} − {_paren(top)})/{fmt(denominator)}",
-                    [Term("s", s), Term("max", top), Term("Σₖ exp(sₖ − max)", denominator)])
+        terms = [Term("s", s, "score"), Term("max", top, "row_max"),
+                 Term("Σₖ exp(sₖ − max)", denominator, "denominator")]
+        kind = Step.MASKED_WEIGHT if np.isneginf(s) else Step.SOFTMAX
+        return make(kind, "p = exp(s − max)/Σₖ exp(sₖ − max)",
+                    f"exp({_paren(s)} − {_paren(top)})/{format_number(denominator)}", terms)
 
     if hook == "attn.hook_z":
         h, i, c = index
-        return make("dot", "z = Σⱼ pⱼ·vⱼ", _dot(trace["attn.hook_pattern"][h, i], trace["attn.hook_v"][h][:, c], None), [])
+        return dot(Step.WEIGHTED_SUM, "z = Σⱼ pⱼ·vⱼ", trace["attn.hook_pattern"][h, i], trace["attn.hook_v"][h][:, c],
+                   None, [])
 
     if hook == "attn.hook_result":
         h, i, j = index
-        return make("dot", "r = Σ_c z_c·W_O[c]", _dot(trace["attn.hook_z"][h, i], w["W_O"][h][:, j], None), [])
+        return dot(Step.HEAD_RESULT, "r = Σ_c z_c·W_O[c]", trace["attn.hook_z"][h, i], w["W_O"][h][:, j], None, [])
 
     if hook == "hook_attn_out":
         i, j = index
         parts = trace["attn.hook_result"][:, i, j]
         bias = float(w["b_O"][j])
         sub = " + ".join(_paren(p) for p in parts) + f" + {_paren(bias)}"
-        return make("sum", "a = Σ_h r_h + b_O", sub,
-                    [Term(f"r_{h}", float(p)) for h, p in enumerate(parts)] + [Term("b_O", bias)])
+        return make(Step.HEAD_SUM, "a = Σ_h r_h + b_O", sub,
+                    [Term(f"r_{h}", float(p), "head_result") for h, p in enumerate(parts)] + [Term("b_O", bias, "bias")])
 
     if hook == "hook_resid_mid":
         i, j = index
         if not config.attention:
-            return make("copy", "m = x (no attention)", fmt(value), [])
+            return make(Step.NO_ATTENTION, "m = x", None, [])
         if post_norm:
             return norm_out("ln1", i, j)
         return residual_sum("ln1", i, j)
@@ -214,25 +247,27 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         name = "in" if hook == "mlp.hook_pre" else "gate"
         bias = float(w[f"b_{name}"][u])
         source = "LN2(m)" if pre_norm else "m"
-        return make("dot", f"{'pre' if name == 'in' else 'gate'} = Σₖ {source}ₖ·W_{name}[k] + b_{name}",
-                    _dot(mlp_in()[i], w[f"W_{name}"][:, u], bias), [Term(f"b_{name}", bias)])
+        return dot(Step.PROJECTION, f"{'pre' if name == 'in' else 'gate'} = Σₖ {source}ₖ·W_{name}[k] + b_{name}",
+                   mlp_in()[i], w[f"W_{name}"][:, u], bias, [Term(f"b_{name}", bias, "bias")])
 
     if hook == "mlp.hook_post":
         i, u = index
-        act = config.activation
+        act = ACTIVATION_SYMBOLS[config.activation]
+        curve = ACTIVATION_FORMULAS[config.activation]
         pre = float(trace["mlp.hook_pre"][i, u])
         if config.gated:
             gate = float(trace["mlp.hook_gate"][i, u])
-            return make("gated_activation", f"h = act(gate)·pre,  act(x) = {ACTIVATION_FORMULAS[act]}",
-                        f"{act}({fmt(gate)})·{_paren(pre)}", [Term("gate", gate), Term("pre", pre)])
-        return make("activation", f"h = {act}(pre),  {act}(x) = {ACTIVATION_FORMULAS[act]}",
-                    f"{act}({fmt(pre)})", [Term("pre", pre)])
+            return make(Step.GATED_ACTIVATION, f"h = {act}(gate)·pre,  {act}(x) = {curve}",
+                        f"{act}({format_number(gate)})·{_paren(pre)}",
+                        [Term("gate", gate, "gate"), Term("pre", pre, "pre")])
+        return make(Step.ACTIVATION, f"h = {act}(pre),  {act}(x) = {curve}", f"{act}({format_number(pre)})",
+                    [Term("pre", pre, "pre")])
 
     if hook == "hook_mlp_out":
         i, j = index
         bias = float(w["b_out"][j])
-        return make("dot", "f = Σᵤ hᵤ·W_out[u] + b_out",
-                    _dot(trace["mlp.hook_post"][i], w["W_out"][:, j], bias), [Term("b_out", bias)])
+        return dot(Step.PROJECTION, "f = Σᵤ hᵤ·W_out[u] + b_out", trace["mlp.hook_post"][i], w["W_out"][:, j], bias,
+                   [Term("b_out", bias, "bias")])
 
     if hook == "hook_resid_post":
         i, j = index

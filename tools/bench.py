@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QLabel, QWidget  # noqa: E402
 
 from app.launch import build_window  # noqa: E402
 from core.block import forward  # noqa: E402
+from core.numbers import format_number  # noqa: E402
 from core.resources import default_scenario  # noqa: E402
 
 
@@ -94,11 +95,11 @@ def main() -> int:
 
     print(f"edits: {args.edits} on block-default (T=5, d=4, 2 heads, d_ff=6), window 1280x800")
     print(f"surfaces repainted per edit (median): {int(np.median(repainted_views))} of {len(probes)} watched")
-    print(f"startup_to_first_paint_ms={startup_ms:.1f}")
-    print(f"core_recompute_median_ms={percentile_ms(core_ms, 50):.3f}")
-    print(f"core_recompute_p95_ms={percentile_ms(core_ms, 95):.3f}")
-    print(f"edit_to_paint_median_ms={percentile_ms(edit_ms, 50):.2f}")
-    print(f"edit_to_paint_p95_ms={percentile_ms(edit_ms, 95):.2f}")
+    print(f"startup_to_first_paint_ms={format_number(startup_ms, 1)}")
+    print(f"core_recompute_median_ms={format_number(percentile_ms(core_ms, 50), 3)}")
+    print(f"core_recompute_p95_ms={format_number(percentile_ms(core_ms, 95), 3)}")
+    print(f"edit_to_paint_median_ms={format_number(percentile_ms(edit_ms, 50), 2)}")
+    print(f"edit_to_paint_p95_ms={format_number(percentile_ms(edit_ms, 95), 2)}")
     window.close()
     return 0
 

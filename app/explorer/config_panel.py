@@ -7,14 +7,11 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, Q
 
 from core.config import ACTIVATIONS, MASKS, MAX_DIM, NORMS, PLACEMENTS
 
-from app.session import Change, Session, parse_number
-from app.widgets.style import format_number
+from core.numbers import format_exact, format_short, parse_number
 
-ACTIVATION_LABELS = {"relu": "ReLU", "gelu": "GELU (exact, erf)", "gelu_tanh": "GELU (tanh, GPT-2)",
-                     "silu": "SiLU", "identity": "none (identity)"}
-NORM_LABELS = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm", "none": "none"}
-PLACEMENT_LABELS = {"post": "post-norm (after the sum)", "pre": "pre-norm (at the entry)"}
-MASK_LABELS = {"full": "full (every token sees all)", "causal": "causal (only earlier tokens)"}
+from app.session import Change, Session
+from app.widgets.labels import activation_label, mask_label, norm_label, placement_label
+from app.widgets.style import format_number
 
 
 class ConfigPanel(QWidget):
@@ -23,13 +20,13 @@ class ConfigPanel(QWidget):
         self.setObjectName("configPanel")
         self.session = session
 
-        def combo(name: str, options: tuple[str, ...], labels: dict[str, str], field: str) -> QComboBox:
+        def combo(name: str, options: tuple[str, ...], label, field: str) -> QComboBox:
             box = QComboBox()
             box.setObjectName(name)
             box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(12)
             for option in options:
-                box.addItem(self.tr(labels[option]), option)
+                box.addItem(label(option), option)
             box.currentIndexChanged.connect(lambda _i: self._set(**{field: box.currentData()}))
             return box
 
@@ -47,11 +44,11 @@ class ConfigPanel(QWidget):
             box.valueChanged.connect(lambda value: self._set(**{field: value}))
             return box
 
-        self.activation = combo("configActivation", ACTIVATIONS, ACTIVATION_LABELS, "activation")
+        self.activation = combo("configActivation", ACTIVATIONS, activation_label, "activation")
         self.gated = check("configGated", self.tr("gated (SwiGLU / GEGLU)"), "gated")
-        self.norm = combo("configNorm", NORMS, NORM_LABELS, "norm")
-        self.placement = combo("configPlacement", PLACEMENTS, PLACEMENT_LABELS, "norm_placement")
-        self.mask = combo("configMask", MASKS, MASK_LABELS, "mask")
+        self.norm = combo("configNorm", NORMS, norm_label, "norm")
+        self.placement = combo("configPlacement", PLACEMENTS, placement_label, "norm_placement")
+        self.mask = combo("configMask", MASKS, mask_label, "mask")
         self.attention = check("configAttention", self.tr("attention"), "attention")
         self.residual = check("configResidual", self.tr("residual"), "residual")
         self.eps = QLineEdit()
@@ -98,7 +95,7 @@ class ConfigPanel(QWidget):
         value = parse_number(self.eps.text())
         if value is None or not 0 <= value <= 1:
             self.session.message.emit(self.tr("ε must be a number from 0 to 1; it stays %1.")
-                                      .replace("%1", f"{self.session.config.eps:g}"))
+                                      .replace("%1", format_short(self.session.config.eps)))
             self._shown = None
             self.refresh()
             return
@@ -121,7 +118,7 @@ class ConfigPanel(QWidget):
         self.gated.setChecked(config.gated)
         self.attention.setChecked(config.attention)
         self.residual.setChecked(config.residual)
-        self.eps.setText(repr(config.eps))   # exact: what is shown is what is used
+        self.eps.setText(format_exact(config.eps))   # exact: what is shown is what is used (1e−05)
         self.d_ff.setValue(config.d_ff)
         self.n_heads.setValue(config.n_heads or 1)
         self.d_head.setValue(config.d_head or 1)

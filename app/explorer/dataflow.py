@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygo
                                QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView, QWidget)
 
 from app.widgets import style
+from app.widgets.labels import activation_label
 from app.session import Change, Session
 
 # Hook names (DESIGN.md).
@@ -52,7 +53,6 @@ LANE = 14.0                  # distance of a routed edge from what it runs aroun
 NUMBER_PX, TITLE_PX, LABEL_PX, TOKEN_PX, HEADER_PX = 16, 15, 12, 17, 14
 
 INK = QColor("#222222")
-WHITE = QColor("#ffffff")
 EDGE_INK = QColor("#7a7a7a")
 RESIDUAL_INK = QColor("#3d6fa8")      # the residual stream: blue, apart from the purple–orange heat map
 ACCENT = QColor("#00897b")            # selection (teal)
@@ -256,7 +256,7 @@ class NodeItem(_Rounded):
             colour = style.tint(value, limit)
             if cell.brush().color() != colour:
                 cell.setBrush(colour)
-                ink = INK if colour.lightnessF() > 0.45 else WHITE
+                ink = style.text_colour_on(colour)
                 if text.brush().color() != ink:
                     text.setBrush(ink)
 
@@ -734,7 +734,7 @@ class DataflowScene(QGraphicsScene):
         residual = config.residual
         scale = "σ" if config.norm == "layernorm" else "rms"
         normalized = "(x−μ)/σ" if config.norm == "layernorm" else "x/rms"
-        act = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU", "silu": "SiLU", "identity": "id"}[config.activation]
+        act = activation_label(config.activation, "symbol")
         titles = {
             X: self.tr("input x"),
             Q: "Q", K: "K", V: "V",

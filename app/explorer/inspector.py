@@ -7,10 +7,11 @@ from PySide6.QtGui import QColor, QFontDatabase, QPen
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QStyledItemDelegate, QTableView,
                                QVBoxLayout, QWidget)
 
-from core.explain import explain
+from core.explain import Explanation, Step, explain
+from core.numbers import format_exact, format_short
 
 from app.session import Change, Session
-from app.widgets.style import format_number, limit_for, tint
+from app.widgets.style import format_number, limit_for, text_colour_on, tint
 
 
 class HookTableModel(QAbstractTableModel):
@@ -25,6 +26,7 @@ class HookTableModel(QAbstractTableModel):
         self.outlined: set[tuple[int, int]] = set()
         self.texts: list[list[str]] = []
         self.colours: list[list] = []
+        self.inks: list[list] = []
 
     def set_slice(self, array: np.ndarray, column_prefix: str) -> None:
         reshaped = array.shape != self.array.shape or column_prefix != self.column_prefix
@@ -36,11 +38,12 @@ class HookTableModel(QAbstractTableModel):
         # Texts and colours are made once per update, not on each of the view's data() calls.
         self.texts = [[format_number(float(v)) for v in row] for row in array]
         self.colours = [[tint(float(v), self.limit) for v in row] for row in array]
+        self.inks = [[text_colour_on(colour) for colour in row] for row in self.colours]
         if reshaped:
             self.endResetModel()
         else:
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1),
-                                  [Qt.DisplayRole, Qt.BackgroundRole, Qt.ToolTipRole])
+                                  [Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.ToolTipRole])
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else self.array.shape[0]
@@ -56,10 +59,12 @@ class HookTableModel(QAbstractTableModel):
             return self.texts[row][column]
         if role == Qt.BackgroundRole:
             return self.colours[row][column]
+        if role == Qt.ForegroundRole:
+            return self.inks[row][column]
         if role == Qt.TextAlignmentRole:
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.ToolTipRole:
-            return repr(float(self.array[row, column]))
+            return format_exact(self.array[row, column])
         return None
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
@@ -89,7 +94,7 @@ class _OutlineDelegate(QStyledItemDelegate):
 HOOK_MEANINGS = {
     "hook_resid_pre": "block input x",
     "ln1.hook_in": "input of the first norm",
-    "ln1.hook_scale": "first norm's scale √(var + ε)",
+    "ln1.hook_scale": "first norm's scale √(σ² + ε)",
     "ln1.hook_normalized": "first norm, before γ and β",
     "ln1.hook_out": "first norm's output",
     "attn.hook_q": "queries q = x·W_Q + b_Q",
@@ -102,7 +107,7 @@ HOOK_MEANINGS = {
     "hook_attn_out": "attention output Σ heads + b_O",
     "hook_resid_mid": "stream entering the FFN sub-layer",
     "ln2.hook_in": "input of the second norm",
-    "ln2.hook_scale": "second norm's scale",
+    "ln2.hook_scale": "second norm's scale √(σ² + ε)",
     "ln2.hook_normalized": "second norm, before γ and β",
     "ln2.hook_out": "second norm's output",
     "mlp.hook_pre": "hidden units before the activation",
@@ -114,29 +119,58 @@ HOOK_MEANINGS = {
 
 # RMSNorm has no mean and no β: its hooks read differently.
 RMS_MEANINGS = {
-    "ln1.hook_scale": "first norm's scale √(mean x² + ε)",
-    "ln2.hook_scale": "second norm's scale √(mean x² + ε)",
+    "ln1.hook_scale": "first norm's scale √(Σⱼ sⱼ²/d + ε)",
+    "ln2.hook_scale": "second norm's scale √(Σⱼ sⱼ²/d + ε)",
     "ln1.hook_normalized": "first norm, before γ",
     "ln2.hook_normalized": "second norm, before γ",
 }
 
-# A sentence for each kind of explanation (core gives the symbols and numbers).
-KIND_SENTENCES = {
-    "input": "This is an input number: edit it under “inputs” in the weight editor.",
-    "copy": "This value is passed on unchanged.",
-    "sum": "A sum of the values beside it.",
-    "dot": "A dot product: each input number times its weight, added up, plus the bias.",
-    "norm": "Normalization: subtract the mean, divide by the spread, then scale by γ and shift by β.",
-    "norm_scale": "The spread of this token's row, which the norm divides by.",
-    "rms_norm": "RMS normalization: divide by the row's root mean square, then scale by γ (no mean, no β).",
-    "rms_norm_scale": "The root mean square of this token's row, which the norm divides by.",
-    "rms_normalized": "This token's row divided by its root mean square.",
-    "normalized": "This token's row, centred and divided by its spread.",
-    "score": "How well this query matches this key, divided by √d_head.",
-    "masked": "Hidden by the causal mask: a token may not read tokens after it.",
-    "softmax": "Softmax turns this row of scores into weights that sum to 1.",
-    "activation": "The activation function applied to this unit's pre-activation.",
-    "gated_activation": "Gated FFN: the activated gate multiplies the linear unit.",
+# A sentence for each kind of step (core gives the symbols and numbers, no words).
+STEP_SENTENCES = {
+    Step.INPUT: "This is an input number: edit it under “inputs” in the weight editor.",
+    Step.COPY: "This value is passed on unchanged.",
+    Step.NO_ATTENTION: "Attention is switched off: the block input goes on unchanged.",
+    Step.RESIDUAL_SUM: "The residual sum: the stream plus the sub-layer's output.",
+    Step.HEAD_SUM: "The heads' contributions added up, plus the bias b_O.",
+    Step.PROJECTION: "A dot product: each input number times its weight, added up, plus the bias.",
+    Step.WEIGHTED_SUM: "The values v averaged with this query's attention weights.",
+    Step.HEAD_RESULT: "This head's z times its block of W_O: what the head adds to the stream.",
+    Step.LAYER_NORM: "Normalization: subtract the mean, divide by the spread, then scale by γ and shift by β.",
+    Step.RMS_NORM: "RMS normalization: divide by the row's root mean square, then scale by γ (no mean, no β).",
+    Step.LAYER_NORM_SCALE: "The spread of this token's row, which the norm divides by.",
+    Step.RMS_NORM_SCALE: "The root mean square of this token's row, which the norm divides by.",
+    Step.LAYER_NORMALIZED: "This token's row, centred and divided by its spread.",
+    Step.RMS_NORMALIZED: "This token's row divided by its root mean square.",
+    Step.SCORE: "How well this query matches this key, divided by √d_head.",
+    Step.MASKED_SCORE: "Hidden by the causal mask: a token may not read tokens after it.",
+    Step.SOFTMAX: "Softmax turns this row of scores into weights that sum to 1.",
+    Step.MASKED_WEIGHT: "A masked score becomes weight 0: exp(−∞) = 0.",
+    Step.ACTIVATION: "The activation function applied to this unit's pre-activation.",
+    Step.GATED_ACTIVATION: "Gated FFN: the activated gate multiplies the linear unit.",
+}
+
+# What each named term of a formula is (Term.name → words).
+TERM_MEANINGS = {
+    "input": "block input",
+    "attention_out": "attention output",
+    "mid": "stream entering the FFN sub-layer",
+    "mlp_out": "FFN output",
+    "norm_input": "the norm's input",
+    "mean": "mean of the row",
+    "variance": "variance of the row",
+    "mean_square": "mean square of the row",
+    "eps": "small constant against division by zero",
+    "gain": "gain",
+    "shift": "shift",
+    "bias": "bias",
+    "dot": "dot product of query and key",
+    "sqrt_d_head": "square root of the head width",
+    "score": "this score",
+    "row_max": "largest score of the row",
+    "denominator": "sum over the row",
+    "head_result": "one head's contribution",
+    "pre": "pre-activation",
+    "gate": "gate value",
 }
 
 
@@ -252,8 +286,17 @@ class Inspector(QWidget):
         explanation = explain(session.config, session.state.weights, session.trace, hook, index)
         token = session.tokens[index[-2]] if array.shape[-2] == len(session.tokens) else str(index[-2] + 1)
         where = f"{hook}[{', '.join(map(str, index))}]  ({token})"
-        kind = explanation.kind
-        if session.config.norm == "rmsnorm" and f"rms_{kind}" in KIND_SENTENCES:
-            kind = f"rms_{kind}"
-        self.sentence.setText(self.tr(KIND_SENTENCES.get(kind, "")))
-        self.explanation.setPlainText(f"{where}\n{explanation.text()}")
+        self.sentence.setText(self.tr(STEP_SENTENCES[explanation.kind]))
+        self.explanation.setPlainText(f"{where}\n{self.worded(explanation)}")
+
+    def worded(self, explanation: Explanation) -> str:
+        """The formula, each term with its value and what it is, the numbers put in."""
+        lines = [explanation.formula]
+        for term in explanation.terms:
+            value = format_short(term.value) if term.name == "eps" else format_number(term.value)
+            meaning = TERM_MEANINGS.get(term.name)
+            lines.append(f"  {term.symbol} = {value}" + (f"  ({self.tr(meaning)})" if meaning else ""))
+        lines.append(explanation.substituted)
+        if explanation.omitted:
+            lines.append(self.tr("(… stands for %1 more products)").replace("%1", str(explanation.omitted)))
+        return "\n".join(lines)

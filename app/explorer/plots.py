@@ -15,7 +15,9 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QLabel, QPushButton, QSizePolicy, QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
 
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
-from app.widgets.style import DIVERGING, format_number, limit_for, quiet_plot, set_axis_label, set_title
+from app.widgets.labels import activation_label
+from app.widgets.style import (DIVERGING, format_number, limit_for, minus_ticks, quiet_plot, set_axis_label,
+                               set_title, text_colours_on_map)
 from app.widgets.style import font as style_font
 from app.session import Change
 from core.analysis import activate_values, activation_curve, activation_range, mse_sweep, sweep_range
@@ -62,6 +64,7 @@ def _colour_bar(colour_map: pg.ColorMap, levels: tuple[float, float]) -> pg.Colo
     bar = pg.ColorBarItem(values=levels, colorMap=colour_map, interactive=False, width=16,
                           colorMapMenu=False, pen="#888888")
     bar.axis.setTickFont(_font(TICK_PT))
+    minus_ticks(bar.axis)
     return bar
 
 
@@ -292,8 +295,7 @@ class AttentionTab(_Tab):
             if numbered:
                 values = pattern[h].ravel()
                 texts = ["—" if m else _cell_text(v) for v, m in zip(values, masked[h].ravel())]
-                # dark cells of viridis get white text, the light (high) ones black
-                colours = ["#000000" if v > 0.6 else "#ffffff" for v in values]
+                colours = text_colours_on_map(SEQUENTIAL, values)      # levels are 0…1
             else:
                 texts, colours = [], []
             self.numbers[h].set(texts, colours, (T, T), numbered)
@@ -376,7 +378,7 @@ class HiddenUnitsTab(_Tab):
             self.titled = None
         titled = (gated, config.activation)
         if force or titled != self.titled:
-            act = config.activation
+            act = activation_label(config.activation, "symbol")
             # formulas, not words: the same in every language; maps side by side need
             # two-line titles to fit (two maps do too, in a 1280-px window's plot panel)
             gap = "<br>"
@@ -401,7 +403,7 @@ class HiddenUnitsTab(_Tab):
             if numbered:
                 values = array.ravel()
                 texts = [_cell_text(v) for v in values]
-                colours = ["#ffffff" if abs(v) > 0.6 * limit else "#000000" for v in values]
+                colours = text_colours_on_map(DIVERGING, 0.5 + 0.5 * values / limit)
             else:
                 texts, colours = [], []
             numbers.set(texts, colours, (T, F), numbered)
@@ -442,15 +444,18 @@ class ResidualTab(_Tab):
         self.refresh()
 
     def _stage_names(self) -> dict[str, str]:
-        config = self.session.config
-        sums = config.residual
-        return {
-            "hook_resid_pre": self.tr("x (hook_resid_pre)"),
-            "ln1.hook_in": (self.tr("x + attn_out (ln1.hook_in)") if sums else self.tr("attn_out (ln1.hook_in)")),
-            "hook_resid_mid": self.tr("mid (hook_resid_mid)"),
-            "ln2.hook_in": (self.tr("mid + f (ln2.hook_in)") if sums else self.tr("f (ln2.hook_in)")),
-            "hook_resid_post": self.tr("output (hook_resid_post)"),
+        """Legend entries: what the stage is, and its hook name on a second, smaller line (one
+        line each would not fit beside the plot in a 1024-px window)."""
+        sums = self.session.config.residual
+        names = {
+            "hook_resid_pre": self.tr("input x"),
+            "ln1.hook_in": self.tr("x + attn_out") if sums else "attn_out",
+            "hook_resid_mid": self.tr("mid"),
+            "ln2.hook_in": self.tr("mid + f") if sums else "f",
+            "hook_resid_post": self.tr("output"),
         }
+        return {hook: f"{name}<br><span style='font-size:9pt; color:#555555'>{hook}</span>"
+                for hook, name in names.items()}
 
     def _stages(self) -> list[str]:
         trace, config = self.session.trace, self.session.config
@@ -541,15 +546,16 @@ class ActivationTab(_Tab):
         self.points.setData(x=xs, y=ys)
         self._label_points(xs, ys)
         formula = ACTIVATION_FORMULAS[act]
+        symbol = activation_label(act, "symbol")
         tok = session.tokens[token]
         if gated:
             _title(self.plot, self.tr("%1(x) = %2 on the gate; hidden = %1(gate) ⊙ pre")
-                   .replace("%1", act).replace("%2", formula))
+                   .replace("%1", symbol).replace("%2", formula))
             _label(self.plot, "bottom", self.tr("gate value x (mlp.hook_gate of “%1”)").replace("%1", tok))
         else:
-            _title(self.plot, f"{act}(x) = {formula}")
+            _title(self.plot, f"{symbol}(x) = {formula}")
             _label(self.plot, "bottom", self.tr("pre-activation x (mlp.hook_pre of “%1”)").replace("%1", tok))
-        _label(self.plot, "left", f"{act}(x)")
+        _label(self.plot, "left", f"{symbol}(x)")
         y_low = min(float(curve_y.min()), float(ys.min()))
         y_high = max(float(curve_y.max()), float(ys.max()))
         self.plot.setRange(xRange=(low, high), yRange=(y_low, y_high), padding=0.05)
@@ -671,7 +677,7 @@ class MseTab(_Tab):
             self.sweep_stale = True
             return
         self.stack.setCurrentWidget(self.mse_page)
-        self.mse_label.setText(f"{session.mse:.6f}")
+        self.mse_label.setText(format_number(session.mse))
         # the last MAX_HISTORY_SHOWN steps only: an edit must not re-plot an ever longer list
         total = len(session.mse_history)
         first = max(0, total - MAX_HISTORY_SHOWN)

@@ -19,12 +19,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.widgets import style
-from app.session import INPUTS, TARGETS, Change, Session, parse_number
+from app.session import INPUTS, TARGETS, Change, Session
 from core.formats.scenario import MAX_ABS_VALUE
+from core.numbers import format_exact, parse_number
 
 CELL_POINT_SIZE = 10           # numbers readable on a projector
-TEXT_COLOUR = QColor("#111111")
-LIGHT_TEXT_COLOUR = QColor("#ffffff")
 NUDGE_STEP = 0.05              # wheel / spin step; with Shift held: FINE_STEP
 FINE_STEP = 0.01
 CELL_TEXT_MARGIN = 3           # px between a number and its cell's edge
@@ -41,12 +40,6 @@ def _numbered(prefix: str, count: int) -> list[str]:
     return [f"{prefix}{i + 1}" for i in range(count)]
 
 
-def _text_colour_on(background: QColor) -> QColor:
-    """Dark text, except on the darkest tints at the ends of the scale where it would vanish."""
-    luminance = 0.299 * background.redF() + 0.587 * background.greenF() + 0.114 * background.blueF()
-    return TEXT_COLOUR if luminance >= 0.45 else LIGHT_TEXT_COLOUR
-
-
 def number_font(base: QFont) -> QFont:
     """The table's font: at least CELL_POINT_SIZE, and the condensed cut of DejaVu Sans where that is
     the system font, so six columns of "-1.434875" fit a side panel ~420 px wide."""
@@ -58,7 +51,9 @@ def number_font(base: QFont) -> QFont:
 
 
 def _edit_text(value: float) -> str:
-    """A cell's value as the editor shows it: every digit, so an unchanged commit changes nothing."""
+    """A cell's value as the editor shows it: every digit, so an unchanged commit changes nothing.
+    Plain ASCII ("-1.5"), as the learner types it; parse_number reads "−" too. Displayed
+    text (the cells, the tooltip) uses the Unicode minus of core.numbers."""
     return repr(float(value))
 
 
@@ -208,14 +203,14 @@ class WeightTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole:
             return style.tint(value, self.colour_limit())
         if role == Qt.ItemDataRole.ForegroundRole:
-            return _text_colour_on(style.tint(value, self.colour_limit()))
+            return style.text_colour_on(style.tint(value, self.colour_limit()))
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
             where = ", ".join(map(str, self.full_index(index.row(), index.column())))
             hint = self.tr("Type a number; the wheel over the selected cell nudges it by 0.05 (Shift: 0.01); "
                            "Ctrl+V pastes a block here")
-            return f"{self._name}[{where}] = {_edit_text(value)}\n{hint}"
+            return f"{self._name}[{where}] = {format_exact(value)}\n{hint}"
         return None
 
     def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP
 
+from core.explain import ACTIVATION_SYMBOLS
+
 # form → option → English source text. "long": option lists; "short": diagram titles and
 # plot legends; "symbol": inside a formula (no words, same in every language); "choice": a
 # lab's activation switch.
@@ -20,7 +22,7 @@ _ACTIVATIONS = {
     },
     "short": {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU", "silu": "SiLU",
               "identity": QT_TRANSLATE_NOOP("Labels", "none")},
-    "symbol": {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU", "silu": "SiLU", "identity": "id"},
+    "symbol": ACTIVATION_SYMBOLS,      # core's formulas (core/explain.py) write the same
     # "choice": a lab's on/off switch, where "identity" means the activation was taken out
     "choice": {
         "relu": "ReLU",

@@ -1,4 +1,7 @@
-"""Shared look: the diverging colour map, value tints, fonts sizes and number format."""
+"""Shared look: the diverging colour map, value tints, the ink for text on a tint, font sizes.
+
+Numbers are printed by core.numbers (imported here for the views: one formatter, one minus).
+"""
 from __future__ import annotations
 
 import math
@@ -6,6 +9,8 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont
+
+from core.numbers import DECIMALS, MINUS, format_number  # noqa: F401  (the views' one number formatter)
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, useOpenGL=False,
                     background="w", foreground="#222222")
@@ -21,8 +26,10 @@ _TINTS = [QColor(*(int(c) for c in DIVERGING_LUT[i][:3])) for i in range(256)]
 _TINTS = [c.lighter(135) if abs(i - 127.5) > 0.3 * 255 else c for i, c in enumerate(_TINTS)]
 _UNDEFINED = QColor("#dddddd")
 
-DECIMALS = 6                     # enough to recompute any cell by hand
-NEGATIVE_INFINITY_TEXT = "-∞"
+# Text on a tinted cell: dark ink, light ink where the background is too dark for it.
+DARK_INK = QColor("#111111")
+LIGHT_INK = QColor("#ffffff")
+DARK_ENOUGH = 0.45               # perceived luminance below which dark ink would vanish
 
 
 def nice_limit(max_abs: float) -> float:
@@ -49,11 +56,20 @@ def tint(value: float, limit: float) -> QColor:
     return _TINTS[min(255, int(position * 256))]
 
 
-def format_number(value: float, decimals: int = DECIMALS) -> str:
-    if value == -math.inf:
-        return NEGATIVE_INFINITY_TEXT
-    text = f"{value:.{decimals}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
+def text_colour_on(background: QColor) -> QColor:
+    """The ink for text on `background`: dark, except where the background's perceived
+    luminance (ITU-R BT.601 weights) is below DARK_ENOUGH, where it would vanish: then white.
+    The one rule for numbers on tinted cells (tables, the diagram, heatmap labels)."""
+    luminance = 0.299 * background.redF() + 0.587 * background.greenF() + 0.114 * background.blueF()
+    return DARK_INK if luminance >= DARK_ENOUGH else LIGHT_INK
+
+
+def text_colours_on_map(colour_map: pg.ColorMap, positions: np.ndarray) -> list[str]:
+    """text_colour_on for heatmap cells: the ink name for each position (0…1) of a colour map."""
+    if len(positions) == 0:
+        return []
+    rgb = colour_map.map(np.clip(np.asarray(positions, dtype=np.float64), 0.0, 1.0), mode="byte")
+    return [text_colour_on(QColor(int(r), int(g), int(b))).name() for r, g, b, *_ in rgb]
 
 
 # --- shared plot and text helpers --------------------------------------------------------
@@ -64,12 +80,25 @@ def font(points: float, bold: bool = False) -> QFont:
     return result
 
 
+def minus_ticks(axis: pg.AxisItem) -> pg.AxisItem:
+    """pyqtgraph's automatic tick numbers with the Unicode minus, like every number we print
+    (ticks set by setTicks are our own text and stay as given)."""
+    automatic = axis.tickStrings
+
+    def tick_strings(values, scale, spacing):
+        return [text.replace("-", MINUS) for text in automatic(values, scale, spacing)]
+
+    axis.tickStrings = tick_strings
+    return axis
+
+
 def quiet_plot(plot: pg.PlotItem, tick_points: float) -> pg.PlotItem:
-    """Projector-size ticks, no "(x0.001)" prefixes, no menu, no mouse panning: a learner
-    cannot lose the view."""
+    """Projector-size ticks with the Unicode minus, no "(x0.001)" prefixes, no menu, no mouse
+    panning: a learner cannot lose the view."""
     for side in ("left", "bottom"):
         plot.getAxis(side).setTickFont(font(tick_points))
         plot.getAxis(side).enableAutoSIPrefix(False)
+        minus_ticks(plot.getAxis(side))
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.setMouseEnabled(x=False, y=False)

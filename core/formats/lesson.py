@@ -26,7 +26,7 @@ import numpy as np
 from core.block import Trace
 from core.formats.files import FileReadError, read_capped
 from core.config import MAX_NUMBERS, BlockConfig, ConfigError, numbers_needed, weight_shapes
-from core.explain import fmt
+from core.numbers import format_number
 from core.formats.scenario import Scenario, ScenarioError, _array, describe_shape, load_scenario
 from core.labs import UnknownLab, check_part, labs
 from core.weights import adapt_weights, filled
@@ -267,7 +267,7 @@ def _check_index(source: str, hook: str, shape: tuple[int, ...], index: tuple[in
 
 def _format(value: np.ndarray, precision: int) -> str:
     if value.ndim == 0:
-        return fmt(float(value), precision)
+        return format_number(float(value), precision)
     return "(" + ", ".join(_format(row, precision) for row in value) + ")"
 
 
@@ -276,9 +276,10 @@ def render_caption(text: str, trace: Trace) -> str:
 
     ``{hook[i]}`` is a row, written "(a, b, …)"; ``{hook[i,j]}`` one number; a shorter index
     than the hook has axes gives the sub-array, nested. Six decimals unless ``:DIGITS`` says
-    otherwise; -0.000000 is written 0.000000. A placeholder whose hook or cell the learner's
-    edits removed (attention switched off, a narrower block) shows "—". LessonError only for
-    a malformed text, which a loaded lesson never holds.
+    otherwise, printed by core.numbers (the Unicode minus; −0.000000 is written 0.000000). A
+    placeholder whose hook or cell the learner's edits removed (attention switched off, a
+    narrower block) shows "—". LessonError only for a malformed text, which a loaded lesson
+    never holds.
     """
     out: list[str] = []
     for piece in _pieces(text):

@@ -157,7 +157,7 @@ def test_clicking_a_head_chip_selects_the_head(qtbot):
 
 def test_masked_scores_show_minus_infinity(qtbot):
     session, view = make(qtbot, mask="causal")
-    assert view.node_texts("attn.hook_attn_scores")[1:] == ["-∞"] * 4
+    assert view.node_texts("attn.hook_attn_scores")[1:] == ["−∞"] * 4
     view.close()
 
 
@@ -205,7 +205,7 @@ def test_config_changes_that_keep_the_layout_update_in_place(qtbot):
         for h in view.node_names():             # the numbers follow the new config
             assert view.node_texts(h) == strip(session, h, 0), (change, h)
     assert view.node_title("ln2.hook_normalized") == "x/rms"
-    assert view.node_texts("attn.hook_attn_scores")[1:] == ["-∞"] * 4
+    assert view.node_texts("attn.hook_attn_scores")[1:] == ["−∞"] * 4
     # undo walks back through the same items
     session.undo_stack.undo()
     assert view.node_title("mlp.hook_post") == "GELU · post"

@@ -22,7 +22,7 @@ R45 = ROOT / "resources" / "lessons" / "r45-ffn-residual-norm.json"
 SEED_NUMBERS = {
     "b0": "1.170705, 0.649589, 0.000000, 0.000000, 0.521116, 0.000000",
     "b1": "0.585353, 0.324795, 0.130279, 0.000000",
-    "b2": "1.233154, 0.588798, -0.424732, -1.397220",
+    "b2": "1.233154, 0.588798, −0.424732, −1.397220",
 }
 
 
@@ -148,7 +148,7 @@ def test_the_seed_numbers_appear_at_their_steps(bar, step_id, numbers):
 def test_residual_sum_appears_at_b2(bar):
     lessons = bar.controller
     go_to(lessons, "b2")
-    assert "1.756058, 0.974384, -0.255140, -1.434875" in caption(bar)
+    assert "1.756058, 0.974384, −0.255140, −1.434875" in caption(bar)
 
 
 def test_caption_numbers_follow_an_edit_and_the_edit_stays_at_its_step(bar):

@@ -180,7 +180,7 @@ def test_typing_into_the_cell_editor_changes_tensor_and_trace(qtbot, editor, ses
     qtbot.keyClick(cell_editor, Qt.Key.Key_Return)          # the delegate commits on the next event loop turn
     settle(lambda: editor.table.indexWidget(index) is None)
     assert session.tensor("W_out")[2, 3] == -1.25
-    assert editor.model.index(2, 3).data(DISPLAY) == "-1.250000"
+    assert editor.model.index(2, 3).data(DISPLAY) == "−1.250000"      # typed "-", shown "−"
     assert_trace_is_core_forward(session)
 
 
@@ -465,7 +465,7 @@ def test_columns_are_wide_enough_for_every_number(editor, session):
     choose_tensor(editor, "W_in")
     assert editor.model.setData(editor.model.index(0, 0), "-123456.5", EDIT)
     metrics = editor.table.fontMetrics()
-    needed = metrics.horizontalAdvance("-123456.500000")
+    needed = metrics.horizontalAdvance("−123456.500000")
     assert all(editor.table.columnWidth(c) > needed for c in range(6))
     assert editor.table.font().pointSizeF() >= 10
 

@@ -1,74 +1,154 @@
-"""The inspector's explanations: the formula with current numbers, agreeing with the trace."""
+"""The inspector's explanations: structure (the kind of step, symbols, named terms, the
+numbers put in), agreeing with the trace, and no words of any language."""
+import re
+
 import numpy as np
 import pytest
 
-from core.block import HOOK_NAMES
-from core.explain import explain
+from core.block import HOOK_NAMES, forward
+from core.explain import MAX_SHOWN_TERMS, Step, explain
 from core.formats.scenario import load_scenario
+from core.weights import adapt_weights
 from tests.conftest import SCENARIOS
 
+# What a formula may spell with Latin letters: symbols, not words.
+SYMBOLS = {"ReLU", "GELU", "SiLU", "id", "max", "exp", "tanh", "pre", "gate", "rms", "d_head",
+           "LN1", "LN2", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O", "W_in", "b_in",
+           "W_gate", "b_gate", "W_out", "b_out", "q", "k", "v"}
 
-def test_post_norm_output_names_sum_mean_variance_eps_gain_bias():
+
+def _seed():
     scenario = load_scenario(SCENARIOS / "r45-ffn.json")
-    trace = scenario.run()
+    return scenario, scenario.run()
+
+
+def test_seed_post_norm_output_is_the_sum_then_layer_norm_with_the_numbers_put_in():
+    scenario, trace = _seed()
     ex = explain(scenario.config, scenario.weights, trace, "hook_resid_post", (0, 0))
-    symbols = [term.symbol for term in ex.terms]
-    assert symbols == ["m", "f", "s", "μ", "σ²", "ε", "γ", "β"]
+    assert ex.kind is Step.LAYER_NORM
+    assert ex.formula == "s = m + f;  z = (s − μ)/√(σ² + ε)·γ + β"
+    assert [(t.symbol, t.name) for t in ex.terms] == [
+        ("m", "mid"), ("f", "mlp_out"), ("s", "norm_input"), ("μ", "mean"), ("σ²", "variance"),
+        ("ε", "eps"), ("γ", "gain"), ("β", "shift")]
+    assert ex.substituted == "(1.756058 − 0.260107)/√(1.471626 + 1e−05)·1.000000 + 0.000000 = 1.233154"
     terms = {term.symbol: term.value for term in ex.terms}
+    assert terms["m"] + terms["f"] == pytest.approx(terms["s"])
     assert terms["s"] == pytest.approx(1.756058, abs=1e-6)
     s = trace["ln2.hook_in"][0]
     assert terms["μ"] == pytest.approx(s.mean())
     assert terms["σ²"] == pytest.approx(s.var())
     assert (terms["ε"], terms["γ"], terms["β"]) == (1e-5, 1.0, 0.0)
     assert ex.value == trace["hook_resid_post"][0, 0]
-    assert ex.substituted.endswith("= 1.233154")
-    # The substituted expression recomputes the value.
+    # The terms recompute the value.
     recomputed = (terms["s"] - terms["μ"]) / np.sqrt(terms["σ²"] + terms["ε"]) * terms["γ"] + terms["β"]
     assert recomputed == pytest.approx(ex.value)
 
 
-def test_hidden_unit_shows_the_dot_product():
-    scenario = load_scenario(SCENARIOS / "r45-ffn.json")
-    trace = scenario.run()
+def test_seed_norm_steps_scale_and_normalized():
+    scenario, trace = _seed()
+    scale = explain(scenario.config, scenario.weights, trace, "ln2.hook_scale", (0, 0))
+    assert (scale.kind, scale.formula) == (Step.LAYER_NORM_SCALE, "√(σ² + ε)")
+    assert scale.substituted == "√(1.471626 + 1e−05) = 1.213110"
+    normalized = explain(scenario.config, scenario.weights, trace, "ln2.hook_normalized", (0, 0))
+    assert (normalized.kind, normalized.formula) == (Step.LAYER_NORMALIZED, "n = (s − μ)/√(σ² + ε)")
+    assert normalized.substituted == "(1.756058 − 0.260107)/1.213110 = 1.233154"
+    summed = explain(scenario.config, scenario.weights, trace, "ln2.hook_in", (0, 0))
+    assert (summed.kind, summed.formula, summed.substituted) == (Step.RESIDUAL_SUM, "s = m + f",
+                                                                 "1.170705 + 0.585353 = 1.756058")
+
+
+def test_hidden_unit_shows_the_dot_product_with_unicode_minus():
+    scenario, trace = _seed()
     ex = explain(scenario.config, scenario.weights, trace, "mlp.hook_pre", (0, 4))
-    assert ex.kind == "dot"
-    assert "1.170705·1.000000" in ex.substituted and "0.649589·(-1.000000)" in ex.substituted
-    assert ex.substituted.endswith("= 0.521116")
+    assert ex.kind is Step.PROJECTION
+    assert ex.formula == "pre = Σₖ mₖ·W_in[k] + b_in"
+    assert [(t.symbol, t.name, t.value) for t in ex.terms] == [("b_in", "bias", 0.0)]
+    assert ex.substituted == ("1.170705·1.000000 + 0.649589·(−1.000000) + (−0.385419)·0.000000 "
+                              "+ (−1.434875)·0.000000 + 0.000000 = 0.521116")
+    assert "-" not in ex.substituted
     relu = explain(scenario.config, scenario.weights, trace, "mlp.hook_post", (0, 2))
-    assert relu.substituted == "relu(-0.385419) = 0.000000"
+    assert relu.kind is Step.ACTIVATION
+    assert relu.formula == "h = ReLU(pre),  ReLU(x) = max(0, x)"
+    assert relu.substituted == "ReLU(−0.385419) = 0.000000"
     assert relu.value == 0.0
+
+
+def test_an_input_is_just_its_value():
+    scenario, trace = _seed()
+    ex = explain(scenario.config, scenario.weights, trace, "hook_resid_pre", (0, 1))
+    assert (ex.kind, ex.formula, ex.substituted, ex.terms) == (Step.INPUT, "x", "0.649589", ())
 
 
 @pytest.mark.parametrize("placement", ["post", "pre"])
 @pytest.mark.parametrize("norm", ["layernorm", "rmsnorm", "none"])
 @pytest.mark.parametrize("mask", ["full", "causal"])
-def test_every_cell_of_every_hook_is_explained(placement, norm, mask):
+def test_every_cell_of_every_hook_is_explained_in_symbols(placement, norm, mask):
     scenario = load_scenario(SCENARIOS / "block-default.json")
     config = scenario.config.with_changes(norm_placement=placement, norm=norm, mask=mask)
-    from core.weights import adapt_weights
     weights, _ = adapt_weights(scenario.weights, config)
-    from core.block import forward
     trace = forward(config, weights, scenario.inputs)
     for hook, array in trace.items():
         assert hook in HOOK_NAMES
         for index in np.ndindex(array.shape):
             ex = explain(config, weights, trace, hook, index)
             assert ex.value == array[index] or (np.isneginf(ex.value) and np.isneginf(array[index]))
-            assert ex.formula and ex.substituted
+            assert isinstance(ex.kind, Step) and ex.formula and ex.substituted
+            assert all(term.name for term in ex.terms)
+            words = set(re.findall(r"[A-Za-z][A-Za-z0-9_]+", ex.formula + " " + ex.substituted))
+            words = {word for word in words if not re.fullmatch(r"[a-z]_[a-z0-9]", word)}   # z_c, r_0
+            assert words <= SYMBOLS, (hook, index, words - SYMBOLS)
 
 
-def test_masked_score_says_why():
+@pytest.mark.parametrize("activation, gated, formula", [
+    ("gelu_tanh", False, "h = GELU(pre),  GELU(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))"),
+    ("silu", True, "h = SiLU(gate)·pre,  SiLU(x) = x·σ(x)"),
+    ("identity", False, "h = id(pre),  id(x) = x"),
+])
+def test_activation_formulas_name_the_function_by_its_symbol(activation, gated, formula):
+    scenario = load_scenario(SCENARIOS / "block-default.json")
+    config = scenario.config.with_changes(activation=activation, gated=gated)
+    weights, _ = adapt_weights(scenario.weights, config)
+    trace = forward(config, weights, scenario.inputs)
+    ex = explain(config, weights, trace, "mlp.hook_post", (0, 0))
+    assert ex.kind is (Step.GATED_ACTIVATION if gated else Step.ACTIVATION)
+    assert ex.formula == formula
+
+
+def test_masked_score_and_its_weight():
     scenario = load_scenario(SCENARIOS / "block-default.json")
     config = scenario.config.with_changes(mask="causal")
-    from core.block import forward
     trace = forward(config, scenario.weights, scenario.inputs)
     ex = explain(config, scenario.weights, trace, "attn.hook_attn_scores", (0, 0, 3))
-    assert ex.kind == "masked" and np.isneginf(ex.value)
+    assert ex.kind is Step.MASKED_SCORE and np.isneginf(ex.value)
+    assert ex.substituted == "−∞"
+    weight = explain(config, scenario.weights, trace, "attn.hook_pattern", (0, 0, 3))
+    assert weight.kind is Step.MASKED_WEIGHT and weight.value == 0.0
+    assert weight.substituted.startswith("exp((−∞) − ") and weight.substituted.endswith(" = 0.000000")
+
+
+def test_rms_norm_uses_the_mean_square_symbol():
+    scenario = load_scenario(SCENARIOS / "block-default.json")
+    config = scenario.config.with_changes(norm="rmsnorm")
+    weights, _ = adapt_weights(scenario.weights, config)
+    trace = forward(config, weights, scenario.inputs)
+    ex = explain(config, weights, trace, "ln2.hook_scale", (1, 0))
+    assert (ex.kind, ex.formula) == (Step.RMS_NORM_SCALE, "rms = √(Σⱼ sⱼ²/d + ε)")
+    assert [t.name for t in ex.terms] == ["mean_square", "eps"]
+    assert ex.terms[0].value == pytest.approx(np.mean(trace["ln2.hook_in"][1] ** 2))
+
+
+def test_a_long_dot_product_shows_its_first_terms_and_counts_the_rest():
+    scenario = load_scenario(SCENARIOS / "block-default.json")
+    config = scenario.config.with_changes(d_ff=MAX_SHOWN_TERMS + 8)
+    weights, _ = adapt_weights(scenario.weights, config)
+    trace = forward(config, weights, scenario.inputs)
+    ex = explain(config, weights, trace, "hook_mlp_out", (0, 0))
+    assert ex.omitted == 8
+    assert ex.substituted.count("·") == MAX_SHOWN_TERMS and " + … + " in ex.substituted
 
 
 def test_bad_index_is_refused():
-    scenario = load_scenario(SCENARIOS / "r45-ffn.json")
-    trace = scenario.run()
+    scenario, trace = _seed()
     with pytest.raises(IndexError):
         explain(scenario.config, scenario.weights, trace, "hook_resid_post", (0,))
     with pytest.raises(KeyError):

@@ -21,8 +21,8 @@ R45 = LESSONS / "r45-ffn-residual-norm.json"
 
 HIDDEN = "1.170705, 0.649589, 0.000000, 0.000000, 0.521116, 0.000000"
 FFN_OUT = "0.585353, 0.324795, 0.130279, 0.000000"
-RESID_SUM = "1.756058, 0.974384, -0.255140, -1.434875"
-Z = "1.233154, 0.588798, -0.424732, -1.397220"
+RESID_SUM = "1.756058, 0.974384, −0.255140, −1.434875"
+Z = "1.233154, 0.588798, −0.424732, −1.397220"
 
 
 @pytest.fixture(scope="module")
@@ -92,12 +92,12 @@ def test_r45_steps_in_teaching_order(r45):
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_r45_numbers_appear_at_their_steps(r45, language):
     assert HIDDEN in rendered(r45, "b0", language)
-    assert "(1.171, 0.650, -0.385, -1.435)" in rendered(r45, "b0", language)      # u, as the seed rounds it
+    assert "(1.171, 0.650, −0.385, −1.435)" in rendered(r45, "b0", language)      # u, as the seed rounds it
     assert FFN_OUT in rendered(r45, "b1", language)
     assert RESID_SUM in rendered(r45, "b2", language)
     assert Z in rendered(r45, "b2", language)
     relu = rendered(r45, "relu-residual", language)
-    for number in ("-0.385419", "-1.434875", "-0.424732", "-1.397220"):
+    for number in ("−0.385419", "−1.434875", "−0.424732", "−1.397220"):   # the Unicode minus
         assert number in relu
     assert "0.130279" in rendered(r45, "relu-residual", language, "answer")
 
@@ -483,7 +483,7 @@ def test_config_changes_build_new_weights_deterministically(sandbox):
     assert a.weights["W_in"].shape == (4, 8)
     np.testing.assert_array_equal(a.weights["W_in"], b.weights["W_in"])
     np.testing.assert_array_equal(a.inputs, [[1.0, 0.0, -1.0, 0.5]])
-    assert re.fullmatch(r"-?\d+\.\d{6}", lesson.caption("gelu-wide", "zh"))
+    assert re.fullmatch(r"−?\d+\.\d{6}", lesson.caption("gelu-wide", "zh"))
 
 
 def test_list_lessons_skips_non_lessons_but_keeps_broken_ones(sandbox):

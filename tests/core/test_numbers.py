@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from core.numbers import format_number, parenthesized, parse_number
+from core.numbers import format_exact, format_number, format_short, parenthesized, parse_number
 
 
 @pytest.mark.parametrize("value, decimals, trim, expected", [
@@ -31,3 +31,10 @@ def test_parse_number_round_trips_what_is_printed():
     for value in (-0.25514, 3.0, 1e-6):
         assert parse_number(format_number(value)) == pytest.approx(value, abs=1e-6)
     assert parse_number("1,000") is None and parse_number("1_0") is None and parse_number("abc") is None
+
+
+def test_short_and_exact_forms_use_the_same_minus():
+    assert [format_short(v) for v in (1e-5, 0.5, 2.0, -2.5, -0.0)] == ["1e−05", "0.5", "2", "−2.5", "0"]
+    assert [format_exact(v) for v in (-0.1, 1e-7, -0.0, -math.inf)] == ["−0.1", "1e−07", "0.0", "−∞"]
+    for value in (-0.1, 1 / 3, -1e-7):
+        assert parse_number(format_exact(value)) == value      # every digit: the same float back
