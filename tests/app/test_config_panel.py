@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox,
 
 from app.explorer.config_panel import ConfigPanel, InvariantsPanel
 from core.block import forward
+from core.numbers import format_exact
 from tests.app.helpers import show
 
 
@@ -114,7 +115,7 @@ def test_an_eps_that_is_not_a_number_from_0_to_1_is_refused(qtbot, panel, sessio
         with qtbot.waitSignal(session.message):
             type_into(qtbot, eps, text)
         assert session.config.eps == before and session.undo_stack.count() == steps
-        assert eps.text() == repr(before)                      # the box shows what is in force
+        assert eps.text() == format_exact(before)              # the box shows what is in force
 
 
 def test_typing_a_size_is_one_change(qtbot, panel, session):

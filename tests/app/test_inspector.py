@@ -88,5 +88,5 @@ def test_rmsnorm_hooks_read_differently(inspector, session):
     title = inspector.findChild(QLabel, "inspectorTitle")
     layer_norm = title.text()
     assert session.set_config(norm="rmsnorm")
-    assert title.text() != layer_norm and "mean x²" in title.text()
+    assert title.text() != layer_norm and "Σⱼ sⱼ²/d" in title.text()
     assert inspector.findChild(QLabel, "inspectorSentence").text()
