@@ -16,6 +16,8 @@ What an edit recomputes (everything else is the previous trace's array, shared):
   everything after it (the whole FFN sub-layer: its input changes on every token).
 - `ln1.w/b`, `ln2.w/b`: the norm's output (its scale and normalized value do not depend on
   them), then what follows.
+- `trace_after` (what the Session calls) reruns the full forward for a block under
+  SMALL_WORK multiply-adds (lesson sizes: it is as fast, and bit-identical).
 - `inputs`, a config change, and anything this module does not know (a config option it was
   not written for set away from its default, a weight or a hook it does not know): the full
   `core.block.forward`. New engine features therefore work, only not incrementally.
@@ -36,6 +38,10 @@ from core.functions import activate, norm_parts, softmax
 
 INPUTS = "inputs"
 REFRESH_AFTER = 1024          # rank updates of hook_mlp_out before its product is recomputed
+# Below this many multiply-adds a full forward takes well under a millisecond: trace_after
+# then simply reruns it, which keeps lesson-sized blocks bit-identical to core.block.forward
+# (their printed numbers never depend on a last-bit rounding difference).
+SMALL_WORK = 1_000_000
 
 # What this module was written for. Anything else falls back to the full forward.
 KNOWN_CONFIG = frozenset({"d_model", "d_ff", "n_heads", "d_head", "d_out", "attention", "mask", "residual",
@@ -48,8 +54,6 @@ KNOWN_TENSORS = frozenset({*_HEAD_TENSORS, "b_O", *_UNIT_TENSORS, *_COLUMN_TENSO
 _NORM_HOOKS = ("hook_in", "hook_scale", "hook_normalized", "hook_out")
 _ATTENTION_HOOKS = ("attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_attn_scores", "attn.hook_pattern",
                     "attn.hook_z", "attn.hook_result", "hook_attn_out")
-
-Cells = "np.ndarray | Iterable[tuple[int, ...]] | None"
 
 
 class EditedTrace(Trace):
@@ -374,13 +378,24 @@ def _full(config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np.nda
     return EditedTrace(dict(trace.items()), trace, full=True)
 
 
+def forward_work(config: BlockConfig, T: int) -> int:
+    """Multiply-adds in the matrix products of one full forward on T tokens."""
+    d, F = config.d_model, config.d_ff
+    work = T * d * F * (2 if config.gated else 1) + T * F * config.output_width
+    if config.attention:
+        H, dh = config.n_heads, config.d_head
+        work += H * (3 * T * d * dh + 2 * T * T * dh + T * dh * d)
+    return work
+
+
 def trace_after(config: BlockConfig, old_weights: Mapping[str, np.ndarray], old_inputs: np.ndarray, old_trace: Trace,
-                weights: Mapping[str, np.ndarray], inputs: np.ndarray) -> EditedTrace:
+                weights: Mapping[str, np.ndarray], inputs: np.ndarray, min_work: int = SMALL_WORK) -> EditedTrace:
     """The trace of (config, weights, inputs), given the trace of (config, old_weights,
     old_inputs): the changed cells are found (arrays shared by both are skipped unread) and
-    only what they can change is recomputed. Nothing changed: the old trace's arrays."""
+    only what they can change is recomputed. Nothing changed: the old trace's arrays.
+    A block whose full forward is under `min_work` multiply-adds is simply rerun in full."""
     changes = find_changes(old_weights, old_inputs, weights, inputs)
-    if changes is None:
+    if changes is None or (changes and forward_work(config, np.shape(inputs)[0]) < min_work):
         return _full(config, weights, inputs)
     if not changes:
         return EditedTrace(dict(old_trace.items()), (), full=False, updates=getattr(old_trace, "updates", 0))

@@ -7,7 +7,9 @@ import pytest
 
 from app.session import INPUTS, TARGETS, Session
 from core.block import forward
-from core.formats.generate import preset
+from core.formats.generate import preset, random_scenario
+from core.formats.scenario import load_scenario
+from core.resources import default_scenario
 
 RELATIVE = 1e-12
 
@@ -25,7 +27,8 @@ def assert_agrees(trace, state) -> None:
 
 @pytest.fixture
 def session(qapp):
-    return Session(preset("d64", seed=2, norm_placement="pre", targets=True))
+    # 8 tokens, d 128: just above core.incremental.SMALL_WORK, so edits are incremental.
+    return Session(random_scenario(8, 128, 2, 32, 512, seed=2, norm_placement="pre", targets=True))
 
 
 def test_a_cell_edit_is_incremental_and_agrees(session):
@@ -90,8 +93,17 @@ def test_inputs_config_changes_and_loads_run_the_full_forward(session):
     session.undo_stack.undo()                # back across a config change: full again
     assert getattr(session.trace, "full", True)
     assert_agrees(session.trace, session.state)
-    session.load(preset("d64", seed=5))
+    session.load(random_scenario(8, 128, 2, 32, 512, seed=5))
     assert getattr(session.trace, "full", True)
     assert_agrees(session.trace, session.state)
     session.set_value("W_in", (0, 0), 0.1)
     assert not session.trace.full
+
+
+def test_a_lesson_block_stays_bit_identical_to_core_forward(qapp):
+    session = Session(load_scenario(default_scenario()))
+    session.set_value("W_in", (1, 2), 0.123456789)
+    session.undo_stack.undo()
+    session.undo_stack.redo()
+    want = forward(session.config, session.state.weights, session.state.inputs)
+    assert all(np.array_equal(session.trace[name], want[name]) for name in want)

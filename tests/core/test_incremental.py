@@ -140,7 +140,7 @@ def test_trace_after_finds_the_changed_cells_of_several_tensors(data):
     for _ in range(data.draw(st.integers(1, 3))):
         name, array, _ = data.draw(edits(block))
         weights[name] = array
-    result = trace_after(block.config, block.weights, block.inputs, trace, weights, block.inputs)
+    result = trace_after(block.config, block.weights, block.inputs, trace, weights, block.inputs, min_work=0)
     assert_agrees(result, forward(block.config, weights, block.inputs))
 
 
@@ -156,7 +156,7 @@ def test_every_tensor_of_a_larger_block(name, options):
         array = np.array(old)
         array[tuple(int(rng.integers(n)) for n in old.shape)] += 0.3
         weights = {**scenario.weights, tensor: array}
-        result = trace_after(config, scenario.weights, inputs, trace, weights, inputs)
+        result = trace_after(config, scenario.weights, inputs, trace, weights, inputs, min_work=0)
         assert not result.full, tensor
         assert_agrees(result, forward(config, weights, inputs))
 
@@ -236,7 +236,7 @@ def test_a_norm_gain_at_the_end_recomputes_only_the_output():
 def test_nothing_changed_shares_every_array():
     config, weights, inputs = lesson_block()
     before = forward(config, weights, inputs)
-    after = trace_after(config, weights, inputs, before, dict(weights), inputs)
+    after = trace_after(config, weights, inputs, before, dict(weights), inputs, min_work=0)
     assert shared(before, after) == set(before) and not after.recomputed
 
 
@@ -330,6 +330,21 @@ def test_a_long_drag_stays_within_tolerance_and_refreshes(monkeypatch):
         counts.append(trace.updates)
     assert counts == [0, 1, 2, 3, 0]
     assert_agrees(trace, forward(config, weights, inputs))
+
+
+def test_a_small_block_is_rerun_in_full_and_bit_identical():
+    scenario = preset("lesson")
+    config, weights, inputs = scenario.config, scenario.weights, scenario.inputs
+    assert incremental.forward_work(config, len(inputs)) < incremental.SMALL_WORK
+    larger = preset("d256")
+    assert incremental.forward_work(larger.config, len(larger.inputs)) > incremental.SMALL_WORK
+    before = forward(config, weights, inputs)
+    changed = edit(weights, "W_in", (1, 2))
+    after = trace_after(config, weights, inputs, before, changed, inputs)
+    assert after.full
+    want = forward(config, changed, inputs)
+    assert all(np.array_equal(after[name], want[name]) for name in want)
+    assert not trace_after(config, weights, inputs, before, changed, inputs, min_work=0).full
 
 
 def test_find_changes_skips_shared_arrays_and_finds_cells():
