@@ -19,6 +19,7 @@ from core.analysis import Invariant, invariants
 from core.block import Trace, forward, mse
 from core.config import BlockConfig, ConfigError, weight_shapes
 from core.formats.scenario import MAX_ABS_VALUE, Scenario, check_finite
+from core.incremental import trace_after
 from core.numbers import format_short, parse_number  # noqa: F401  (parse_number: views import it from here too)
 from core.weights import adapt_weights, filled
 
@@ -176,11 +177,21 @@ class Session(QObject):
     def _forward(state: State) -> Trace:
         return forward(state.config, state.weights, state.inputs)
 
+    def _next_trace(self, state: State) -> Trace:
+        """The trace of `state`. An edit of the current state (same config, same number of
+        tokens; the weights dicts share every array but the edited ones) is recomputed
+        incrementally by core: only what the changed cells can change. Undo, redo and drags
+        are such edits too. Anything else runs the full forward."""
+        current = getattr(self, "state", None)
+        if current is None or state.config != current.config or np.shape(state.inputs) != np.shape(current.inputs):
+            return self._forward(state)
+        return trace_after(state.config, current.weights, current.inputs, self.trace, state.weights, state.inputs)
+
     def _remember(self, weights: Mapping[str, np.ndarray]) -> None:
         self._shelf.update({(name, np.shape(array)): array for name, array in weights.items()})
 
     def _apply(self, state: State, notify: bool = True, trace: Trace | None = None) -> None:
-        trace = self._forward(state) if trace is None else trace
+        trace = self._next_trace(state) if trace is None else trace
         self.state = state
         self._remember(state.weights)
         self.trace: Trace = trace

@@ -9,9 +9,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import tempfile
+import zipfile
+import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import numpy as np
 
@@ -24,7 +28,13 @@ VERSION = 1
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_ABS_VALUE = 1e6          # the same bound the GUI's cells enforce
 MAX_TOKEN_CHARS = 64
-_TOP_FIELDS = {"format", "version", "title", "config", "tokens", "inputs", "weights", "targets"}
+_TOP_FIELDS = {"format", "version", "title", "config", "tokens", "arrays", "inputs", "weights", "targets"}
+# The sidecar: a scenario may keep its arrays in a .npz file beside it (the optional "arrays"
+# field names it); save_scenario writes that form when the scenario holds more than
+# SIDECAR_ABOVE numbers (inputs, weights and targets together).
+SIDECAR_ABOVE = 200_000
+MAX_SIDECAR_BYTES = 512 * 1024 * 1024
+SIDECAR_DTYPES = ("float16", "float32", "float64")
 _CONFIG_FIELDS = {f.name for f in fields(BlockConfig)}
 _REQUIRED_CONFIG = {"d_model", "d_ff", "attention", "residual", "norm", "norm_placement", "eps",
                     "activation", "gated"}
@@ -99,11 +109,17 @@ def _array(value: object, shape: tuple[int, ...], where: str) -> np.ndarray:
         array = np.array(value, dtype=np.float64).reshape(shape)
     except OverflowError:
         raise ScenarioError(f"{where}: expected finite numbers within ±{MAX_ABS_VALUE:g}, got an integer too large for a float") from None
+    return _checked_values(array, where)
+
+
+def _checked_values(array: np.ndarray, where: str, place: str = "") -> np.ndarray:
+    """The array itself if every number is finite and within ±MAX_ABS_VALUE; else the first
+    bad cell is named: `weights.W_in[3, 5] (in x.npz): expected a finite number …`."""
     bad = ~np.isfinite(array) | (np.abs(array) > MAX_ABS_VALUE)
     if bad.any():
-        cell = tuple(int(i) for i in np.argwhere(bad)[0]) if shape else ()
-        raise ScenarioError(f"{where}{list(cell)}: expected a finite number within ±{MAX_ABS_VALUE:g}, "
-                            f"got {array[cell] if shape else array}")
+        cell = tuple(int(i) for i in np.argwhere(bad)[0]) if array.ndim else ()
+        raise ScenarioError(f"{where}{list(cell)}{place}: expected a finite number within ±{MAX_ABS_VALUE:g}, "
+                            f"got {array[cell] if array.ndim else array}")
     return array
 
 
@@ -123,8 +139,11 @@ def _non_finite(name: str) -> float:
     return float(name)
 
 
-def parse_scenario(data: bytes | str) -> Scenario:
-    """Parse and validate a scenario from its bytes; raise ScenarioError on anything wrong."""
+def parse_scenario(data: bytes | str, folder: str | os.PathLike | None = None) -> Scenario:
+    """Parse and validate a scenario from its bytes; raise ScenarioError on anything wrong.
+
+    `folder` is where the scenario lives: a sidecar it names (the "arrays" field) is read
+    from there, and only from there."""
     if isinstance(data, bytes):
         if len(data) > MAX_FILE_BYTES:
             raise ScenarioError(f"expected at most {MAX_FILE_BYTES // 2**20} MiB, got {len(data) / 2**20:.0f} MiB")
@@ -140,10 +159,10 @@ def parse_scenario(data: bytes | str) -> Scenario:
         raise ScenarioError(f"expected JSON, got a syntax error at line {error.lineno}, column {error.colno} ({error.msg})") from None
     except (RecursionError, ValueError) as error:
         raise ScenarioError(f"expected JSON of sane depth and numbers, got {type(error).__name__}") from None
-    return scenario_from_document(document)
+    return scenario_from_document(document, folder)
 
 
-def scenario_from_document(document: object) -> Scenario:
+def scenario_from_document(document: object, folder: str | os.PathLike | None = None) -> Scenario:
     if not isinstance(document, dict):
         raise ScenarioError(f"expected a JSON object, got {type(document).__name__}")
     if document.get("format") != FORMAT:
@@ -155,35 +174,163 @@ def scenario_from_document(document: object) -> Scenario:
     if unknown:
         raise ScenarioError(f"{unknown[0]}: unexpected field; a version {VERSION} scenario has only "
                             f"{', '.join(sorted(_TOP_FIELDS))}")
-    for required in ("config", "tokens", "inputs", "weights"):
+    sidecar = _Sidecar.open(document["arrays"], folder) if "arrays" in document else None
+    needed = ("config", "tokens") if sidecar else ("config", "tokens", "inputs", "weights")
+    for required in needed:
         if required not in document:
-            raise ScenarioError(f"{required}: missing; a scenario needs config, tokens, inputs and weights")
+            raise ScenarioError(f"{required}: missing; a scenario needs config, tokens, inputs and weights"
+                                + (" (inputs and weights may be in the file that arrays names)" if sidecar else ""))
 
     config = _config(document["config"])
     tokens = _tokens(document["tokens"])
     T = len(tokens)
     shapes = weight_shapes(config)
-    total = numbers_needed(config, T, "targets" in document)
-    if total > MAX_NUMBERS:
-        raise ScenarioError(f"config: expected at most {MAX_NUMBERS:,} numbers in the block and its trace, "
-                            f"got {total:,}")
-
-    inputs = _array(document["inputs"], (T, config.d_model), "inputs")
-    raw_weights = document["weights"]
+    raw_weights = document.get("weights", {})
     if not isinstance(raw_weights, dict):
         raise ScenarioError(f"weights: expected an object of named arrays, got {type(raw_weights).__name__}")
     unexpected = [name for name in raw_weights if name not in shapes]
     if unexpected:
         raise ScenarioError(f"weights.{unexpected[0]}: unexpected for this config; expected only {', '.join(shapes)}")
-    missing = [name for name in shapes if name not in raw_weights]
+    has_targets = "targets" in document or (sidecar is not None and "targets" in sidecar.keys)
+    total = numbers_needed(config, T, has_targets)
+    if total > MAX_NUMBERS:
+        raise ScenarioError(f"config: expected at most {MAX_NUMBERS:,} numbers in the block and its trace, "
+                            f"got {total:,}")
+
+    arrays: dict[str, np.ndarray] = {}
+    if sidecar is not None:
+        wanted = {"inputs": (T, config.d_model), **{f"weights.{name}": shape for name, shape in shapes.items()},
+                  "targets": (T, config.output_width)}
+        in_json = {key for key in ("inputs", "targets") if key in document} | {f"weights.{n}" for n in raw_weights}
+        arrays = sidecar.read(wanted, in_json)
+    where_else = f" (in the JSON or in {sidecar.name})" if sidecar else ""
+
+    if "inputs" in arrays:
+        inputs = arrays["inputs"]
+    elif "inputs" in document:
+        inputs = _array(document["inputs"], (T, config.d_model), "inputs")
+    else:
+        raise ScenarioError(f"inputs: missing; expected {describe_shape((T, config.d_model))} numbers{where_else}")
+    missing = [name for name in shapes if name not in raw_weights and f"weights.{name}" not in arrays]
     if missing:
-        raise ScenarioError(f"weights.{missing[0]}: missing; this config needs a {describe_shape(shapes[missing[0]])} array")
-    weights = {name: _array(raw_weights[name], shape, f"weights.{name}") for name, shape in shapes.items()}
-    targets = None
+        raise ScenarioError(f"weights.{missing[0]}: missing; this config needs a "
+                            f"{describe_shape(shapes[missing[0]])} array{where_else}")
+    weights = {name: arrays[f"weights.{name}"] if name not in raw_weights
+               else _array(raw_weights[name], shape, f"weights.{name}") for name, shape in shapes.items()}
+    targets = arrays.get("targets")
     if "targets" in document:
         targets = _array(document["targets"], (T, config.output_width), "targets")
     title = _title(document.get("title", {}))
     return Scenario(config, tokens, inputs, weights, targets, title)
+
+
+class _Sidecar:
+    """The .npz a scenario's "arrays" field names, checked before a byte of it is used."""
+
+    def __init__(self, name: str, path: Path, keys: dict[str, zipfile.ZipInfo]):
+        self.name, self.path, self.keys = name, path, keys
+        self.place = f" (in {name})"
+
+    @classmethod
+    def open(cls, raw: object, folder: str | os.PathLike | None) -> "_Sidecar":
+        path, name = _sidecar_path(raw, folder)
+        try:
+            size = path.stat().st_size
+            if size > MAX_SIDECAR_BYTES:
+                raise ScenarioError(f"arrays: {name}: expected at most {MAX_SIDECAR_BYTES // 2**20} MiB, "
+                                    f"got {size / 2**20:.0f} MiB")
+            with zipfile.ZipFile(path) as archive:
+                infos = archive.infolist()
+        except ScenarioError:
+            raise
+        except OSError as error:
+            raise ScenarioError(f"arrays: {name} cannot be read ({error.strerror or error})") from None
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as error:
+            raise ScenarioError(f"arrays: {name} is not a readable .npz file ({error})") from None
+        keys: dict[str, zipfile.ZipInfo] = {}
+        for info in infos:
+            if not info.filename.endswith(".npy") or info.is_dir():
+                raise ScenarioError(f"arrays: {name} holds {info.filename!r}; expected only .npy arrays")
+            key = info.filename[:-4]
+            if key in keys:
+                raise ScenarioError(f"{key}{' (in ' + name + ')'}: appears twice; expected each array once")
+            keys[key] = info
+        return cls(name, path, keys)
+
+    def read(self, wanted: Mapping[str, tuple[int, ...]], in_json: set[str]) -> dict[str, np.ndarray]:
+        """Every array of the sidecar, checked: a name in `wanted` and not in `in_json`, of
+        its shape, of float16/32/64, finite and within ±MAX_ABS_VALUE; as float64."""
+        for key in self.keys:
+            if key not in wanted:
+                raise ScenarioError(f"{key}{self.place}: unexpected array; expected only {', '.join(wanted)}")
+            if key in in_json:
+                raise ScenarioError(f"{key}{self.place}: also in the JSON; expected each array in one place only")
+        arrays = {}
+        try:
+            with zipfile.ZipFile(self.path) as archive:
+                for key, info in self.keys.items():
+                    with archive.open(info) as stream:
+                        arrays[key] = self._array(stream, key, wanted[key])
+        except ScenarioError:
+            raise
+        except OSError as error:
+            raise ScenarioError(f"arrays: {self.name} cannot be read ({error.strerror or error})") from None
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as error:
+            raise ScenarioError(f"arrays: {self.name} is not a readable .npz file ({error})") from None
+        return arrays
+
+    def _array(self, stream, key: str, shape: tuple[int, ...]) -> np.ndarray:
+        place = self.place
+        try:
+            version = np.lib.format.read_magic(stream)
+            if version == (1, 0):
+                got, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+            elif version in ((2, 0), (3, 0)):
+                got, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+            else:
+                raise ValueError(f"version {version} of the .npy format")
+        except (ValueError, EOFError) as error:
+            raise ScenarioError(f"{key}{place}: not a readable .npy array ({error})") from None
+        if dtype.hasobject:
+            raise ScenarioError(f"{key}{place}: expected numbers, got Python objects (pickled data is never loaded)")
+        if dtype.kind != "f" or dtype.name not in SIDECAR_DTYPES:
+            raise ScenarioError(f"{key}{place}: expected {', '.join(SIDECAR_DTYPES[:-1])} or {SIDECAR_DTYPES[-1]} "
+                                f"numbers, got {dtype}")
+        if tuple(got) != tuple(shape):
+            raise ScenarioError(f"{key}{place}: expected {describe_shape(shape)}, got {describe_shape(tuple(got))}")
+        size = dtype.itemsize * math.prod(shape)
+        data = stream.read(size)
+        if len(data) != size:
+            raise ScenarioError(f"{key}{place}: expected {size:,} bytes of numbers, got {len(data):,} (a truncated file?)")
+        if stream.read(1):
+            raise ScenarioError(f"{key}{place}: unexpected bytes after the array")
+        array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+        return _checked_values(np.ascontiguousarray(array, dtype=np.float64), key, place)
+
+
+def _sidecar_path(raw: object, folder: str | os.PathLike | None) -> tuple[Path, str]:
+    """The sidecar's path: a relative path to a .npz inside the scenario's folder."""
+    if not isinstance(raw, str) or not raw or len(raw) > 255:
+        raise ScenarioError(f"arrays: expected the name of a .npz file beside the scenario, got {json.dumps(raw)[:60]}")
+    if not raw.endswith(".npz"):
+        raise ScenarioError(f"arrays: expected a name ending in .npz, got {json.dumps(raw)}")
+    if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute() or PureWindowsPath(raw).drive:
+        raise ScenarioError(f"arrays: expected a file in the scenario's folder, got the absolute path {json.dumps(raw)}")
+    if "\\" in raw:
+        raise ScenarioError(f"arrays: expected a path with / between folders, got {json.dumps(raw)}")
+    if ".." in PurePosixPath(raw).parts:
+        raise ScenarioError(f"arrays: expected a file in the scenario's folder, got {json.dumps(raw)}, which leaves it")
+    if folder is None:
+        raise ScenarioError("arrays: the scenario names a sidecar file but was not read from a file; "
+                            "expected it opened from its folder")
+    base = Path(folder).resolve()
+    path = (base / raw).resolve()
+    if not path.is_relative_to(base):
+        raise ScenarioError(f"arrays: {raw} leads outside the scenario's folder (a symbolic link?); "
+                            f"expected a file in that folder")
+    if not path.is_file():
+        raise ScenarioError(f"arrays: {raw} is missing; expected it beside the scenario")
+    return path, raw
 
 
 def _config(raw: object) -> BlockConfig:
@@ -240,14 +387,16 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     except FileReadError as error:
         raise ScenarioError(f"{path.name}: {error}") from None
     try:
-        return parse_scenario(data)
+        return parse_scenario(data, path.parent)
     except ScenarioError as error:
         raise ScenarioError(f"{path.name}: {error}") from None
 
 
 # --- saving -----------------------------------------------------------------------------
 
-def scenario_to_document(scenario: Scenario) -> dict:
+def scenario_to_document(scenario: Scenario, arrays: str | None = None) -> dict:
+    """The JSON document; with `arrays` (a sidecar's name) inputs, weights and targets are
+    left to that sidecar and the document names it."""
     config = scenario.config
     raw_config: dict[str, object] = {"d_model": config.d_model}
     if config.attention:
@@ -274,7 +423,11 @@ def scenario_to_document(scenario: Scenario) -> dict:
     document: dict[str, object] = {"format": FORMAT, "version": VERSION}
     if scenario.title:
         document["title"] = dict(scenario.title)
-    document.update(config=raw_config, tokens=list(scenario.tokens), inputs=scenario.inputs.tolist(),
+    document.update(config=raw_config, tokens=list(scenario.tokens))
+    if arrays is not None:
+        document["arrays"] = arrays
+        return document
+    document.update(inputs=scenario.inputs.tolist(),
                     weights={name: np.asarray(a).tolist() for name, a in scenario.weights.items()})
     if scenario.targets is not None:
         document["targets"] = scenario.targets.tolist()
@@ -295,23 +448,120 @@ def _dump(value: object, indent: int) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
-def scenario_to_json(scenario: Scenario) -> str:
-    return _dump(scenario_to_document(scenario), 0) + "\n"
+def scenario_to_json(scenario: Scenario, arrays: str | None = None) -> str:
+    """The scenario file's text; with `arrays`, the form whose arrays are in that sidecar."""
+    return _dump(scenario_to_document(scenario, arrays), 0) + "\n"
 
 
-def save_scenario(scenario: Scenario, path: str | os.PathLike) -> None:
-    """Write atomically: the old file stays whole if anything fails midway."""
+def stored_numbers(scenario: Scenario) -> int:
+    """How many numbers the file stores: inputs, weights and targets."""
+    return (int(np.size(scenario.inputs)) + sum(int(np.size(a)) for a in scenario.weights.values())
+            + (0 if scenario.targets is None else int(np.size(scenario.targets))))
+
+
+def sidecar_name(scenario: Scenario, path: str | os.PathLike, sidecar: bool | None = None) -> str | None:
+    """The sidecar save_scenario writes beside `path` (None: none). `sidecar` None means
+    automatic: one when the scenario stores more than SIDECAR_ABOVE numbers."""
+    if sidecar is None:
+        sidecar = stored_numbers(scenario) > SIDECAR_ABOVE
+    if not sidecar:
+        return None
     path = Path(path)
-    text = scenario_to_json(scenario)
-    handle, temporary = tempfile.mkstemp(prefix=".blocklab-", suffix=".json", dir=path.parent or ".")
+    name = f"{path.stem}.npz"
+    return name if name != path.name else f"{path.name}.npz"
+
+
+def sidecar_arrays(scenario: Scenario, dtype: str = "float64") -> dict[str, np.ndarray]:
+    """The arrays of the sidecar form, by their names in the .npz, in `dtype`. Refuses
+    (ValueError) numbers a scenario may not hold, or that `dtype` would not keep exactly."""
+    if dtype not in SIDECAR_DTYPES:
+        raise ValueError(f"dtype: expected one of {', '.join(SIDECAR_DTYPES)}, got {dtype!r}")
+    arrays = {"inputs": scenario.inputs, **{f"weights.{name}": a for name, a in scenario.weights.items()}}
+    if scenario.targets is not None:
+        arrays["targets"] = scenario.targets
+    stored = {}
+    for key, array in arrays.items():
+        array = np.asarray(array, dtype=np.float64)
+        try:
+            _checked_values(array, key)
+        except ScenarioError as error:
+            raise ValueError(str(error)) from None
+        converted = np.ascontiguousarray(array, dtype=dtype)
+        if not np.array_equal(converted.astype(np.float64), array):
+            raise ValueError(f"{key}: holds numbers {dtype} cannot keep exactly; round them first or keep float64")
+        stored[key] = converted
+    return stored
+
+
+def _write_npz(stream, arrays: Mapping[str, np.ndarray]) -> None:
+    """A standard .npz (np.load reads it), uncompressed, with fixed timestamps so that the
+    same arrays always give the same bytes."""
+    with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for key, array in arrays.items():
+            info = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            with archive.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
+
+
+def _temporary(folder: Path, suffix: str) -> tuple[int, str]:
+    return tempfile.mkstemp(prefix=".blocklab-", suffix=suffix, dir=folder)
+
+
+def save_scenario(scenario: Scenario, path: str | os.PathLike, sidecar: bool | None = None,
+                  dtype: str = "float64") -> None:
+    """Write atomically: the old file stays whole if anything fails midway.
+
+    Above SIDECAR_ABOVE stored numbers (or with sidecar=True) the arrays go to a .npz beside
+    the JSON (`<stem>.npz`, in `dtype`, float64 by default; float16 or float32 only for numbers
+    they hold exactly), and the JSON names it. Both files are written to temporary files and
+    renamed; if the JSON's rename fails the old sidecar is put back."""
+    path = Path(path)
+    folder = path.parent or Path(".")
+    arrays_name = sidecar_name(scenario, path, sidecar)
+    text = scenario_to_json(scenario, arrays_name)
+    arrays = sidecar_arrays(scenario, dtype) if arrays_name else None
+    temporaries: list[str] = []
     try:
+        handle, json_temporary = _temporary(folder, ".json")
+        temporaries.append(json_temporary)
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+        if arrays is None:
+            os.replace(json_temporary, path)
+            return
+        handle, npz_temporary = _temporary(folder, ".npz")
+        temporaries.append(npz_temporary)
+        with os.fdopen(handle, "wb") as stream:
+            _write_npz(stream, arrays)
+        npz_path = folder / arrays_name
+        backup = None
+        if npz_path.exists():
+            handle, backup = _temporary(folder, ".npz")
+            os.close(handle)
+            temporaries.append(backup)
+            _keep_copy(npz_path, backup)
+        os.replace(npz_temporary, npz_path)
+        try:
+            os.replace(json_temporary, path)
+        except BaseException:
+            if backup is not None:
+                os.replace(backup, npz_path)       # the old JSON keeps its old arrays
+            else:
+                os.unlink(npz_path)
+            raise
+    finally:
+        for temporary in temporaries:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+
+
+def _keep_copy(source: Path, target: str) -> None:
+    """Keep the old sidecar's bytes at `target` (a hard link when possible, else a copy)."""
+    os.unlink(target)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def check_finite(value: float) -> bool:
