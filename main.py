@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-
+# One BLAS thread, set before NumPy loads: Block Lab's matrices are small enough that threads
+# only add overhead, and on a busy 2-core machine threaded BLAS ran the GPT-2-small-sized
+# forward 10–30× slower (38 ms → 1 s) than one thread (tools/bench_core.py).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 DESCRIPTION = """\
 Block Lab: explore one Transformer block (attention, FFN, residual sums, normalization)

@@ -6,6 +6,9 @@ import pytest
 
 # Set before anything imports Qt: the tests never need a screen.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# As main.py does: one BLAS thread (threaded BLAS is much slower on a busy small machine).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
