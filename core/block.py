@@ -19,10 +19,11 @@ class Trace(Mapping[str, np.ndarray]):
     """Every intermediate of one forward pass, keyed by TransformerLens-style hook names,
     in the order they are computed. Read-only arrays."""
 
-    def __init__(self, hooks: dict[str, np.ndarray]):
+    def __init__(self, hooks: dict[str, np.ndarray], position_offset: int = 0):
         for array in hooks.values():
             array.setflags(write=False)
         self._hooks = hooks
+        self.position_offset = position_offset      # absolute position of row 0 (rotary only)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self._hooks[name]
@@ -56,10 +57,29 @@ def causal_mask(T: int) -> np.ndarray:
     return np.triu(np.ones((T, T), dtype=bool), k=1)
 
 
-def _attention(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
+def rotary_angles(positions: np.ndarray, d_head: int, base: float = 10000.0) -> np.ndarray:
+    """(T, dh/2) angles p·θ_i with θ_i = base^(−2i/d_head): the GPT-NeoX / Llama convention."""
+    theta = base ** (-2.0 * np.arange(d_head // 2) / d_head)
+    return np.asarray(positions, dtype=np.float64)[:, None] * theta[None, :]
+
+
+def rotate(x: np.ndarray, positions: np.ndarray, base: float = 10000.0) -> np.ndarray:
+    """Rotary positions on x (…×T×dh), "rotate_half" on the full head: the pair
+    (x_i, x_{i+dh/2}) at position p is rotated by the angle p·θ_i."""
+    half = x.shape[-1] // 2
+    angles = rotary_angles(positions, x.shape[-1], base)
+    cos, sin = np.cos(angles), np.sin(angles)
+    first, second = x[..., :half], x[..., half:]
+    return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=-1)
+
+
+def _attention(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray,
+               position_offset: int = 0) -> np.ndarray:
     """Multi-head attention on x (T×d); returns attn_out (T×d)."""
     H, dh = config.n_heads, config.d_head
     T = x.shape[0]
+    rotary = config.positional == "rotary"
+    positions = np.arange(position_offset, position_offset + T)
     q = np.empty((H, T, dh))
     k = np.empty((H, T, dh))
     v = np.empty((H, T, dh))
@@ -72,7 +92,14 @@ def _attention(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray
         q[h] = x @ weights["W_Q"][h] + weights["b_Q"][h]          # (T, dh)
         k[h] = x @ weights["W_K"][h] + weights["b_K"][h]          # (T, dh)
         v[h] = x @ weights["W_V"][h] + weights["b_V"][h]          # (T, dh)
-        scores[h] = np.where(blocked, -np.inf, q[h] @ k[h].T / np.sqrt(dh))  # (T, T)
+    if rotary:                                                    # positions enter only here
+        rot_q = rotate(q, positions, config.rotary_base)
+        rot_k = rotate(k, positions, config.rotary_base)
+        hooks.update({"attn.hook_rot_q": rot_q, "attn.hook_rot_k": rot_k})
+    else:
+        rot_q, rot_k = q, k
+    for h in range(H):
+        scores[h] = np.where(blocked, -np.inf, rot_q[h] @ rot_k[h].T / np.sqrt(dh))  # (T, T)
         pattern[h] = softmax(scores[h])                           # (T, T), rows sum to 1
         z[h] = pattern[h] @ v[h]                                  # (T, dh)
         result[h] = z[h] @ weights["W_O"][h]                      # (T, d)
@@ -101,10 +128,12 @@ def _mlp(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> n
     return mlp_out
 
 
-def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
+def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray, position_offset: int = 0) -> Trace:
     """Run the block on inputs (T×d_model) and return the trace of every hook.
 
     Parts that are switched off (attention, norms) leave no hooks at all.
+    position_offset: the absolute position of the first row (rotary positions only), so
+    that a window sliding over a longer text keeps each token's position.
     """
     x = np.array(inputs, dtype=np.float64)      # a copy: the trace makes its arrays read-only
     weights = {name: np.asarray(value, dtype=np.float64) for name, value in weights.items()}
@@ -114,7 +143,7 @@ def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
     # Attention sub-layer: moves information between positions.
     if config.attention:
         attn_in = _norm(hooks, "ln1", config, weights, x) if pre_norm else x
-        attn_out = _attention(hooks, config, weights, attn_in)
+        attn_out = _attention(hooks, config, weights, attn_in, position_offset)
         summed = x + attn_out if config.residual else attn_out
         mid = _norm(hooks, "ln1", config, weights, summed) if post_norm else summed
     else:
@@ -126,13 +155,13 @@ def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
     mlp_out = _mlp(hooks, config, weights, mlp_in)
     summed = mid + mlp_out if config.residual else mlp_out
     hooks["hook_resid_post"] = _norm(hooks, "ln2", config, weights, summed) if post_norm else summed
-    return Trace(_in_design_order(hooks))
+    return Trace(_in_design_order(hooks), position_offset)
 
 
 _ORDER = (
     "hook_resid_pre",
     "ln1.hook_in", "ln1.hook_scale", "ln1.hook_normalized", "ln1.hook_out",
-    "attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_attn_scores", "attn.hook_pattern",
+    "attn.hook_q", "attn.hook_k", "attn.hook_rot_q", "attn.hook_rot_k", "attn.hook_v", "attn.hook_attn_scores", "attn.hook_pattern",
     "attn.hook_z", "attn.hook_result", "hook_attn_out", "hook_resid_mid",
     "ln2.hook_in", "ln2.hook_scale", "ln2.hook_normalized", "ln2.hook_out",
     "mlp.hook_pre", "mlp.hook_gate", "mlp.hook_post", "hook_mlp_out", "hook_resid_post",

@@ -7,6 +7,7 @@ MASKS = ("full", "causal")
 NORMS = ("layernorm", "rmsnorm", "none")
 PLACEMENTS = ("post", "pre")
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu", "identity")
+POSITIONALS = ("none", "rotary")
 
 # Any one dimension above this, or more numbers than MAX_NUMBERS in a scenario,
 # is refused: a lesson block is tiny, and a typo must not allocate gigabytes.
@@ -33,6 +34,8 @@ class BlockConfig:
     eps: float = 1e-5             # added to the variance (or mean square) before the square root
     activation: str = "relu"      # the FFN non-linearity
     gated: bool = False           # gated FFN: act(x·W_gate) ⊙ (x·W_in); silu → SwiGLU, gelu → GEGLU
+    positional: str = "none"      # "rotary": rotate q and k by their positions (RoPE) before the scores
+    rotary_base: float = 10000.0  # RoPE's base: θ_i = base^(−2i/d_head)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -95,12 +98,22 @@ class BlockConfig:
         choice("activation", self.activation, ACTIVATIONS)
         if isinstance(self.eps, bool) or not isinstance(self.eps, (int, float)) or not 0 <= self.eps <= 1:
             raise ConfigError(f"config.eps: expected a number from 0 to 1, got {self.eps!r}")
+        choice("positional", self.positional, POSITIONALS)
+        if (isinstance(self.rotary_base, bool) or not isinstance(self.rotary_base, (int, float))
+                or not 1 < self.rotary_base <= 1e9):
+            raise ConfigError(f"config.rotary_base: expected a number above 1 and at most 1e9, got {self.rotary_base!r}")
+        if self.positional == "rotary":
+            if not self.attention:
+                raise ConfigError("config.positional: expected none when attention is false (rotary acts on q and k)")
+            if self.d_head % 2:
+                raise ConfigError(f"config.d_head: expected an even number with rotary positions, got {self.d_head}")
 
     def with_changes(self, **changes: object) -> "BlockConfig":
         """A copy with some fields changed; heads are cleared or restored with attention."""
         if changes.get("attention") is False:
             changes.setdefault("n_heads", 0)
             changes.setdefault("d_head", 0)
+            changes.setdefault("positional", "none")
         return replace(self, **changes)
 
 
@@ -146,6 +159,8 @@ def numbers_needed(config: BlockConfig, T: int, targets: bool = False) -> int:
     if config.attention:
         H, dh = config.n_heads, config.d_head
         trace += H * T * (4 * dh + 2 * T + d) + T * d      # q k v z, scores and pattern, result; attn_out
+        if config.positional == "rotary":
+            trace += 2 * H * T * dh                        # rot_q, rot_k
     return stored + trace
 
 

@@ -164,12 +164,37 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         return make("dot", f"{letter.lower()} = Σₖ {source}ₖ·W_{letter}[k] + b_{letter}",
                     _dot(row, column, bias), [Term("b", bias)])
 
+    if hook in ("attn.hook_rot_q", "attn.hook_rot_k"):
+        h, i, c = index
+        letter = hook[-1]
+        source = trace[f"attn.hook_{letter}"][h, i]
+        half = config.d_head // 2
+        pair = c % half
+        p = i + getattr(trace, "position_offset", 0)
+        angle = p * config.rotary_base ** (-2.0 * pair / config.d_head)
+        a, b = float(source[pair]), float(source[pair + half])
+        cos, sin = float(np.cos(angle)), float(np.sin(angle))
+        terms = [Term(f"{letter}[{pair}]", a), Term(f"{letter}[{pair + half}]", b), Term("p", float(p)),
+                 Term("p·θ", angle)]
+        if c < half:
+            return make("rotary", f"{letter}' = {letter}[{pair}]·cos(pθ) − {letter}[{pair + half}]·sin(pθ), "
+                        f"θ = {config.rotary_base:g}^(−2·{pair}/{config.d_head})",
+                        f"{_paren(a)}·{fmt(cos)} − {_paren(b)}·{fmt(sin)}", terms)
+        return make("rotary", f"{letter}' = {letter}[{pair + half}]·cos(pθ) + {letter}[{pair}]·sin(pθ), "
+                    f"θ = {config.rotary_base:g}^(−2·{pair}/{config.d_head})",
+                    f"{_paren(b)}·{fmt(cos)} + {_paren(a)}·{fmt(sin)}", terms)
+
     if hook == "attn.hook_attn_scores":
         h, i, j = index
         if np.isneginf(value):
             return make("masked", "causal mask: a token cannot read later tokens (j > i) → −∞", "−∞", [])
-        q, k = trace["attn.hook_q"][h, i], trace["attn.hook_k"][h, j]
         dh = config.d_head
+        if "attn.hook_rot_q" in trace:          # rotary: the scores use the rotated q and k
+            q, k = trace["attn.hook_rot_q"][h, i], trace["attn.hook_rot_k"][h, j]
+            return make("score", "score = q'·k'/√d_head (q, k rotated by their positions)",
+                        f"({_dot(q, k, None)})/√{dh}",
+                        [Term("q'·k'", float(q @ k)), Term("√d_head", float(np.sqrt(dh)))])
+        q, k = trace["attn.hook_q"][h, i], trace["attn.hook_k"][h, j]
         return make("score", "score = q·k/√d_head", f"({_dot(q, k, None)})/√{dh}",
                     [Term("q·k", float(q @ k)), Term("√d_head", float(np.sqrt(dh)))])
 

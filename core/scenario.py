@@ -260,6 +260,8 @@ def scenario_to_document(scenario: Scenario) -> dict:
         raw_config["mask"] = config.mask
     raw_config.update(residual=config.residual, norm=config.norm, norm_placement=config.norm_placement,
                       eps=config.eps, activation=config.activation, gated=config.gated)
+    if config.positional != "none":              # optional fields: written only when used
+        raw_config.update(positional=config.positional, rotary_base=config.rotary_base)
     document: dict[str, object] = {"format": FORMAT, "version": VERSION}
     if scenario.title:
         document["title"] = dict(scenario.title)
