@@ -27,6 +27,7 @@ from ..functions import rms_norm_parts
 FORMAT = "blocklab-model"
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_UNPACKED_BYTES = 256 * 1024 * 1024
 MAX_LAYERS = 64
 MAX_VOCAB = 65_536
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "resources" / "models" / "baseline.npz"
@@ -476,6 +477,11 @@ def load_model(path: str | Path = DEFAULT_MODEL) -> Model:
     if size > MAX_FILE_BYTES:
         raise ModelError(f"{path.name}: {size:,} bytes is too large for a model file (at most {MAX_FILE_BYTES:,})")
     try:
+        with zipfile.ZipFile(path) as listing:          # before unpacking: refuse a zip bomb
+            unpacked = sum(info.file_size for info in listing.infolist())
+        if unpacked > MAX_UNPACKED_BYTES:
+            raise ModelError(f"{path.name}: unpacks to {unpacked:,} bytes, more than a model file may "
+                             f"({MAX_UNPACKED_BYTES:,})")
         with np.load(path, allow_pickle=False) as archive:
             names = list(archive.files)
             arrays = {}
@@ -489,7 +495,7 @@ def load_model(path: str | Path = DEFAULT_MODEL) -> Model:
                     raise ModelError(f"{path.name}: {name} cannot be read ({error})") from None
     except ModelError:
         raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as error:
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, AttributeError) as error:
         raise ModelError(f"{path.name}: not a readable model file (truncated or damaged: {error})") from None
     return model_from_arrays(arrays, name=path.stem)
 

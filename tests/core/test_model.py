@@ -301,6 +301,10 @@ def test_truncated_missing_and_foreign_files_are_refused(tmp_path):
     (tmp_path / "text.npz").write_text("not a model")
     with pytest.raises(ModelError, match="not a readable model file"):
         load_model(tmp_path / "text.npz")
+    np.save(tmp_path / "plain.npy", np.zeros(3))
+    (tmp_path / "plain.npz").write_bytes((tmp_path / "plain.npy").read_bytes())      # an .npy, renamed
+    with pytest.raises(ModelError, match="not a readable model file"):
+        load_model(tmp_path / "plain.npz")
     with pytest.raises(ModelError, match="no such model file"):
         load_model(tmp_path / "absent.npz")
     assert isinstance(ModelError("x"), ValueError)
@@ -311,3 +315,11 @@ def test_core_model_never_imports_torch():
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_a_file_that_would_unpack_too_large_is_refused_before_unpacking(tmp_path, monkeypatch):
+    import core.model.model as model_module
+    path = _write(tmp_path / "big.npz", synthetic_arrays())
+    monkeypatch.setattr(model_module, "MAX_UNPACKED_BYTES", 1000)
+    with pytest.raises(ModelError, match="unpacks to"):
+        load_model(path)
