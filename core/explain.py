@@ -42,6 +42,7 @@ class Step(str, Enum):
     RMS_NORM_SCALE = "rms_norm_scale"        # √(Σ s²/d + ε)
     LAYER_NORMALIZED = "layer_normalized"    # (s − μ)/√(σ² + ε)
     RMS_NORMALIZED = "rms_normalized"        # s/rms
+    ROTARY = "rotary"                        # a q or k pair rotated by position·θ
     SCORE = "score"                          # q·k/√d_head
     MASKED_SCORE = "masked_score"            # −∞: the causal mask hides a later token
     SOFTMAX = "softmax"                      # exp(s − max)/Σ exp(sₖ − max)
@@ -195,12 +196,38 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         return dot(Step.PROJECTION, f"{letter.lower()} = Σₖ {source}ₖ·W_{letter}[k] + b_{letter}",
                    attn_in()[i], w[f"W_{letter}"][h][:, c], bias, [Term(f"b_{letter}", bias, "bias")])
 
+    if hook in ("attn.hook_rot_q", "attn.hook_rot_k"):
+        h, i, c = index
+        letter = hook[-1]
+        source_hook = f"attn.hook_{letter}_normed" if f"attn.hook_{letter}_normed" in trace else f"attn.hook_{letter}"
+        source = trace[source_hook][h, i]
+        half = config.d_head // 2
+        pair = c % half
+        position = i + trace.position_offset
+        angle = position * config.rotary_base ** (-2.0 * pair / config.d_head)
+        a, b = float(source[pair]), float(source[pair + half])
+        cos, sin = float(np.cos(angle)), float(np.sin(angle))
+        terms = [Term(f"{letter}[{pair}]", a, "rotary_first"), Term(f"{letter}[{pair + half}]", b, "rotary_second"),
+                 Term("p", float(position), "position"), Term("p·θ", angle, "angle")]
+        theta = f"θ = {format_short(config.rotary_base)}^(−2·{pair}/{config.d_head})"
+        if c < half:
+            return make(Step.ROTARY, f"{letter}' = {letter}[{pair}]·cos(pθ) − {letter}[{pair + half}]·sin(pθ), {theta}",
+                        f"{_paren(a)}·{_paren(cos)} − {_paren(b)}·{_paren(sin)}", terms)
+        return make(Step.ROTARY, f"{letter}' = {letter}[{pair + half}]·cos(pθ) + {letter}[{pair}]·sin(pθ), {theta}",
+                    f"{_paren(b)}·{_paren(cos)} + {_paren(a)}·{_paren(sin)}", terms)
+
     if hook == "attn.hook_attn_scores":
         h, i, j = index
         if np.isneginf(value):
             return make(Step.MASKED_SCORE, "s = −∞  (j > i)", None, [])
-        q, k = trace["attn.hook_q"][h, i], trace["attn.hook_k"][h, j]
         dh = config.d_head
+        if "attn.hook_rot_q" in trace:          # rotary: the scores use the rotated q and k
+            q, k = trace["attn.hook_rot_q"][h, i], trace["attn.hook_rot_k"][h, j]
+            text, omitted = _dot(q, k, None)
+            return make(Step.SCORE, "s = q'·k'/√d_head", f"({text})/√{dh}",
+                        [Term("q'·k'", float(q @ k), "dot"), Term("√d_head", float(np.sqrt(dh)), "sqrt_d_head")],
+                        omitted)
+        q, k = trace["attn.hook_q"][h, i], trace["attn.hook_k"][h, j]
         text, omitted = _dot(q, k, None)
         return make(Step.SCORE, "s = q·k/√d_head", f"({text})/√{dh}",
                     [Term("q·k", float(q @ k), "dot"), Term("√d_head", float(np.sqrt(dh)), "sqrt_d_head")], omitted)
