@@ -138,9 +138,9 @@ class BlockConfig:
             changes.setdefault("d_head", 0)
             changes.setdefault("qk_norm", False)
             changes.setdefault("attn_gate", False)
+            changes.setdefault("positional", "none")
         if changes.get("gated") is False:
             changes.setdefault("ffn_clamp", None)
-            changes.setdefault("positional", "none")
         return replace(self, **changes)
 
 

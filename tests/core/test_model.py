@@ -16,7 +16,7 @@ from core.model import (DEFAULT_MODEL, Ablation, Cancelled, ModelError, count_pa
                         load_model, model_from_arrays, neuron_stats, random_neurons, top_snippets,
                         validation_loss)
 from core.model.model import FORMAT
-from core.scenario import Scenario, parse_scenario, scenario_to_json
+from core.formats.scenario import Scenario, parse_scenario, scenario_to_json
 from tests.conftest import ROOT
 
 VOCAB = ["\ufffd", "\n", "，", "。", *"春眠不覺曉處聞啼鳥夜來風雨聲花落知多少床前明月光疑是地上霜舉頭望低思故鄉"]
@@ -109,8 +109,9 @@ def test_rotary_hooks_match_a_hand_computation():
     x = rng.standard_normal((3, 6))
     trace = forward(config, weights, x, position_offset=5)
     names = list(trace)
-    assert names.index("attn.hook_rot_q") == names.index("attn.hook_k") + 1
-    assert names.index("attn.hook_rot_k") == names.index("attn.hook_k") + 2
+    # after q, k, v (and QK-Norm, when on), right before the scores
+    assert names.index("attn.hook_rot_q") == names.index("attn.hook_v") + 1
+    assert names.index("attn.hook_rot_k") == names.index("attn.hook_attn_scores") - 1
     q = trace["attn.hook_q"]
     for h in range(2):
         for t in range(3):
