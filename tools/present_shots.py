@@ -35,8 +35,9 @@ def shoot(out: Path, size: tuple[int, int], zoom: int, languages: list[str]) -> 
         app, window = build_window(lessons[0], language, zoom=zoom / 100)
         window.resize(*size)
         window.show()
-            window.presentation.enter(full_screen=False)
-        app.processEvents()                       # the layout's new minimum, then the size
+        window.presentation.enter(full_screen=False)
+        for _ in range(3):
+            app.processEvents()                   # the layout's new minimum, then the size
         window.resize(*size)
         try:
             for path in lessons:

@@ -484,7 +484,7 @@ def open_presenting(app, config: Config, lesson_path: Path):
     window.resize(config.width, config.height)
     window.show()
     window.presentation.enter(full_screen=False)
-    app.processEvents()                           # the layout's new minimum, then the size
+    settle(app, 3)                                # the layout's new minimum, then the size
     window.resize(config.width, config.height)
     settle(app)
     return window
@@ -519,6 +519,9 @@ def walk_all(app, configs=CONFIGS, on_step=None) -> list[Finding]:
                     settle(app)
                     steps += 1
                     where = f"{config.name}, {lesson.id} step {position + 1}"
+                    if (window.width(), window.height()) != (config.width, config.height):
+                        findings.append(Finding("window", where, "mainWindow", f"the window cannot be "
+                                                f"{config.width}×{config.height}: it is {window.width()}×{window.height()}"))
                     findings += walk_window(window, where, seen)
                     if on_step is not None:
                         on_step(window, config, lesson, position)
