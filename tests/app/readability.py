@@ -14,8 +14,8 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextDocument, QTextFormat
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QAbstractSpinBox,
-                               QApplication, QCheckBox, QComboBox, QGraphicsItem, QGraphicsSimpleTextItem,
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea,
+                               QCheckBox, QComboBox, QGraphicsItem, QGraphicsSimpleTextItem,
                                QGraphicsTextItem, QGraphicsView, QGroupBox, QHeaderView, QLabel, QLineEdit, QMenu,
                                QPlainTextEdit, QPushButton, QRadioButton, QStatusBar, QStyle, QStyleOptionButton,
                                QStyleOptionComboBox, QTabBar, QTableView, QTextEdit, QToolButton, QWidget)
