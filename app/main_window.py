@@ -21,6 +21,7 @@ from app.lessons.bar import LessonBar
 from app.lessons.controller import LESSONS, LessonController, load_lesson_or_error
 from app.lessons.keys import StepKeys
 from app.explorer.plots import PlotsPanel
+from app.presentation import PresentationController
 from app.session import Change, Session
 from app.explorer.weights_editor import WeightEditor
 
@@ -104,6 +105,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.mse_label)
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         session.changed.connect(self._on_changed)
+        self.presentation = PresentationController(self)     # F5, Esc, B, 1–9, interface zoom, themes
         self._build_actions()
         self._refresh_status()
         self._refresh_title()
@@ -144,9 +146,10 @@ class MainWindow(QMainWindow):
         reset_action = self._action("actionResetAll", self.tr("Reset to the scenario as loaded"), self.session.reset_all)
         target_action = self._action("actionUseOutputAsTarget", self.tr("Use the current output as target"),
                                      self.session.use_output_as_targets)
-        fit_action = self._action("actionFit", self.tr("Fit the block to the window"), self.dataflow.fit_to_window, "Ctrl+0")
-        zoom_in = self._action("actionZoomIn", self.tr("Zoom in"), self.dataflow.zoom_in, QKeySequence.ZoomIn)
-        zoom_out = self._action("actionZoomOut", self.tr("Zoom out"), self.dataflow.zoom_out, QKeySequence.ZoomOut)
+        # Ctrl+= / Ctrl+- / Ctrl+0 zoom the whole interface (self.presentation); the block has F and the wheel.
+        fit_action = self._action("actionFit", self.tr("Fit the block to the window"), self.dataflow.fit_to_window, "F")
+        zoom_in = self._action("actionZoomIn", self.tr("Zoom in"), self.dataflow.zoom_in)
+        zoom_out = self._action("actionZoomOut", self.tr("Zoom out"), self.dataflow.zoom_out)
 
         menus = self.menuBar()
         file_menu = menus.addMenu(self.tr("&File"))
@@ -158,6 +161,10 @@ class MainWindow(QMainWindow):
         view_menu = menus.addMenu(self.tr("&View"))
         for action in (fit_action, zoom_in, zoom_out):
             view_menu.addAction(action)
+        self.presentation.add_to_view_menu(view_menu)
+        toolbar = self.addToolBar(self.tr("Toolbar"))
+        toolbar.setObjectName("mainToolBar")
+        toolbar.addAction(self.presentation.present_action)
         lesson_menu = menus.addMenu(self.tr("&Lessons"))
         lesson_menu.setObjectName("menuLessons")
         for lesson_id, title, path in list_lessons(LESSONS):

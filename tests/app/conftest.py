@@ -33,6 +33,29 @@ def delete_closed_widgets():
     QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_settings(tmp_path_factory):
+    """QSettings (the remembered zoom and theme) in a temporary folder: no test reads or writes
+    the user's own settings."""
+    from PySide6.QtCore import QSettings
+    folder = str(tmp_path_factory.mktemp("settings"))
+    for kind in (QSettings.NativeFormat, QSettings.IniFormat):
+        for scope in (QSettings.UserScope, QSettings.SystemScope):
+            QSettings.setPath(kind, scope, folder)
+
+
+@pytest.fixture(autouse=True)
+def default_appearance():
+    """A test that zooms, presents or changes the theme leaves 100 %, the system's theme and
+    empty settings behind for the next."""
+    yield
+    import sys
+    if "app.widgets.appearance" in sys.modules:
+        from app.widgets.appearance import appearance, settings
+        appearance().reset()
+        settings().clear()
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
