@@ -254,23 +254,61 @@ def test_slider_drag_is_one_undo_step(qtbot, editor, session):
     assert len(set(seen)) == 3 and seen[-1] > original
     assert editor.value_spin.value() == pytest.approx(seen[-1])
     assert session.undo_stack.count() == steps + 1
-    assert slider.value() == 0                      # recentred on release
+    controls = editor.cell_controls
+    assert slider.value() == round(seen[-1] / controls.step)      # the handle stays at the value
+    assert seen[-1] == pytest.approx(slider.value() * controls.step)
     assert_trace_is_core_forward(session)
     session.undo_stack.undo()
     assert session.tensor("W_in")[0, 1] == original
     assert editor.value_spin.value() == pytest.approx(original)
 
 
-def test_slider_steps_from_the_value_at_press(editor, session):
+def handle_value(editor) -> float:
+    """The value the slider's scale reads under its handle (its ends are the printed labels)."""
+    slider = editor.value_slider
+    low = float(editor.cell_controls.slider_minus.text().replace("−", "-"))
+    high = float(editor.cell_controls.slider_plus.text())
+    return low + (high - low) * (slider.value() - slider.minimum()) / (slider.maximum() - slider.minimum())
+
+
+def test_the_slider_scale_is_honest(editor, session):
+    """The labels at the ends are the values there, the handle sits at the cell's value, and a
+    drag sets the value under the handle (it does not move relative to where the drag began)."""
     choose_tensor(editor, "inputs")
     session.select_edit_cell("inputs", (0, 1))
-    slider = editor.value_slider
+    assert session.tensor("inputs")[0, 1] == 0.5
+    controls, slider = editor.cell_controls, editor.value_slider
+    assert (controls.slider_minus.text(), controls.slider_plus.text()) == ("−2", "+2")
+    assert handle_value(editor) == pytest.approx(0.5)
     slider.setSliderDown(True)
-    for position in (5, 30, 150):
+    for position, value in ((5, 0.05), (30, 0.3), (150, 1.5), (-200, -2.0)):
         slider.setValue(position)
-        assert session.tensor("inputs")[0, 1] == pytest.approx(0.5 + position * 0.01)
+        assert session.tensor("inputs")[0, 1] == pytest.approx(value)
+        assert handle_value(editor) == pytest.approx(value)
     slider.setSliderDown(False)
-    assert slider.value() == 0
+    assert handle_value(editor) == pytest.approx(-2.0)          # no snapping back to the middle
+
+
+@pytest.mark.parametrize("value, scale", [(0.3, 2), (-1.5, 5), (3.0, 10), (-40.0, 100), (999999.0, 2000000)])
+def test_the_slider_scale_fits_the_value(editor, session, value, scale):
+    choose_tensor(editor, "W_in")
+    assert editor.model.setData(editor.model.index(2, 3), str(value), EDIT)
+    session.select_edit_cell("W_in", (0, 0))
+    session.select_edit_cell("W_in", (2, 3))                     # chosen afresh for the cell
+    controls = editor.cell_controls
+    assert controls.scale == scale
+    assert controls.slider_plus.text() == f"+{scale}" and controls.slider_minus.text() == f"−{scale}"
+    assert handle_value(editor) == pytest.approx(value, abs=controls.step / 2)
+    assert -scale <= value <= scale
+
+
+def test_the_scale_follows_a_value_that_leaves_it(editor, session):
+    choose_tensor(editor, "W_in")
+    session.select_edit_cell("W_in", (1, 1))
+    assert editor.cell_controls.scale == 2
+    editor.value_spin.setValue(3.5)                              # beyond ±2: the handle would leave the scale
+    assert editor.cell_controls.scale == 10
+    assert handle_value(editor) == pytest.approx(3.5)
 
 
 def test_spin_box_sets_the_selected_cell(editor, session):
@@ -499,15 +537,15 @@ def test_chinese_labels(qtbot, session):
         i18n.install("en")
 
 
-def test_slider_track_click_nudges_and_recentres(editor, session):
+def test_slider_track_click_steps_from_the_exact_value(editor, session):
     choose_tensor(editor, "W_in")
+    assert editor.model.setData(editor.model.index(1, 1), "0.123456", EDIT)
     session.select_edit_cell("W_in", (1, 1))
-    original = session.tensor("W_in")[1, 1]
     editor.value_slider.triggerAction(editor.value_slider.SliderAction.SliderPageStepAdd)
-    assert session.tensor("W_in")[1, 1] == pytest.approx(original + 0.05)
-    assert editor.value_slider.value() == 0
+    assert session.tensor("W_in")[1, 1] == pytest.approx(0.173456)
+    assert handle_value(editor) == pytest.approx(0.17)
     editor.value_slider.triggerAction(editor.value_slider.SliderAction.SliderPageStepAdd)
-    assert session.tensor("W_in")[1, 1] == pytest.approx(original + 0.10)
+    assert session.tensor("W_in")[1, 1] == pytest.approx(0.223456)
 
 
 def test_a_spreadsheet_paste_with_decimal_commas_is_refused_whole(editor, session):
