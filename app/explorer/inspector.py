@@ -25,6 +25,13 @@ from app.widgets.appearance import appearance
 from app.widgets.style import format_number, limit_for, tint
 
 
+_DISPLAY, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
+    int(role.value) for role in (Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.TextAlignmentRole,
+                                 Qt.ToolTipRole))
+_RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
+_SHOWN = Change.TRACE | Change.SELECTION | Change.HIGHLIGHT
+
+
 class HookTableModel(QAbstractTableModel):
     """A read-only view of one 2-D slice of a hook: tokens down, units across. A cell's text and
     colour are made when the view asks for them: only visible cells ever are."""
@@ -64,17 +71,19 @@ class HookTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else self.array.shape[1]
 
     def data(self, index, role=Qt.DisplayRole):
+        # Roles compared as ints: this runs for every visible cell on every repaint.
         if not index.isValid():
             return None
-        if role == Qt.DisplayRole:
+        role = int(role)
+        if role == _DISPLAY:
             return format_number(float(self.array[index.row(), index.column()]))
-        if role == Qt.BackgroundRole:
+        if role == _BACKGROUND:
             return tint(float(self.array[index.row(), index.column()]), self.limit)
-        if role == Qt.ForegroundRole:
+        if role == _FOREGROUND:
             return ink_on(tint(float(self.array[index.row(), index.column()]), self.limit))
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ToolTipRole:
+        if role == _ALIGNMENT:
+            return _RIGHT
+        if role == _TOOLTIP:
             return format_exact(self.array[index.row(), index.column()])
         return None
 
@@ -283,6 +292,7 @@ class Inspector(QWidget):
         numbers.setSpacing(4)
         numbers.addWidget(self.table, 1)
         numbers.addWidget(self.overview)
+        self._numbers = numbers
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -297,14 +307,18 @@ class Inspector(QWidget):
         session.changed.connect(self._on_changed)
         appearance().changed.connect(self.restyle)
         self._shown_hook = None
+        self._shown_slice = None
         self.restyle()
 
     # --- following the session -----------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:
+        if change is Change.TRACE:           # an edit (the commonest, and Flag arithmetic is slow)
+            self.refresh(values_only=True)
+            return
         if change & Change.HIGHLIGHT:
             self.outlined_cells = list(self.session.highlight.cells)
-        if change & (Change.TRACE | Change.SELECTION | Change.HIGHLIGHT):
-            self.refresh(values_only=change == Change.TRACE)
+        if change & _SHOWN:
+            self.refresh()
 
     def set_outlined(self, cells: list[tuple[str, tuple[int, ...]]]) -> None:
         """Outline these (hook, index) cells whenever their hook is shown; [] clears."""
@@ -347,12 +361,18 @@ class Inspector(QWidget):
                 self.model.outlined = outlined
                 self.table.viewport().update()
             region = self.model.set_slice(shown, _column_prefix(hook))
+            if (hook, index[0] if array.ndim == 3 else None) != self._shown_slice:
+                self._shown_slice = (hook, index[0] if array.ndim == 3 else None)
+                region = "reset" if region is not None else region     # another slice: a fresh overview scale
             self._shown_hook = hook
             if region == "reset":
                 self.table.fit_columns(self.model.extremes(), force=True)
                 self._share_height()
             elif region is not None:
-                self.table.fit_columns(self.table_texts_grown())
+                changed = shown[region]
+                finite = changed[np.isfinite(changed)]
+                if finite.size:
+                    self.table.widen_for((format_number(float(finite.min())), format_number(float(finite.max()))))
             self._show_overview(shown, region)
             cell = self.model.index(index[-2], index[-1])
             if self.table.currentIndex() != cell:
@@ -362,10 +382,6 @@ class Inspector(QWidget):
         self._show_window()
         self._explain()
 
-    def table_texts_grown(self) -> tuple[str, ...]:
-        """The columns widen for a longer number, and never narrow on an edit (no jumping)."""
-        return tuple(sorted(set(self.table._texts) | set(self.model.extremes()), key=len)[-2:])
-
     def _show_overview(self, shown: np.ndarray, region) -> None:
         wanted = show_overview(shown.shape)
         if wanted != self.overview.isVisibleTo(self):
@@ -373,9 +389,9 @@ class Inspector(QWidget):
         if not wanted:
             return
         if region == "reset" or self.overview.shape != shown.shape:
-            self.overview.set_array(shown, self.model.limit)
+            self.overview.set_array(shown)
         elif region is not None:
-            self.overview.set_array(shown, self.model.limit, *region)
+            self.overview.set_array(shown, new=False)
 
     def _show_window(self) -> None:
         if self.overview.isVisibleTo(self):
@@ -449,11 +465,14 @@ class Inspector(QWidget):
         self.explanation.setMinimumHeight(explanation_least)
         others = (self.title.sizeHint().height() + self.sentence.heightForWidth(max(self.width() - 8, 40))
                   + explanation_least + 8 + 3 * self.layout().spacing())
-        wanted = self.table.content_height(min(self.model.rowCount(), FIT_ROWS))
-        least = self.table.content_height(min(self.model.rowCount(), 2))
+        rows = self.model.rowCount()
+        # A lesson's tensor whole; a longer one scrolls anyway and shares the height evenly.
+        wanted = self.table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2)
+        least = self.table.content_height(min(rows, 2))
         height = max(least, min(wanted, self.height() - others))
         if self.table.minimumHeight() != height:
             self.table.setMinimumHeight(height)
+        self.layout().setStretchFactor(self._numbers, 0 if rows <= FIT_ROWS else 1)
 
     # --- export ----------------------------------------------------------------------------------
     def context_menu(self) -> QMenu:

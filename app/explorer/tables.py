@@ -8,14 +8,17 @@ widest number (never resizeColumnsToContents over thousands of columns).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo, QFontMetrics, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo, QFontMetrics, QImage, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHeaderView, QLabel, QSizePolicy, QStyle,
                                QStyledItemDelegate, QStyleOptionViewItem, QTableView, QWidget)
 
 from app.widgets import style
 from app.widgets.appearance import appearance
+from core.numbers import format_short
 
 CELL_POINT_SIZE = 10        # at 100 % zoom; 150 % makes it 15 pt = 20 px, projector size
 FIT_ROWS = 8                # a lesson's tensors (T ≤ 8 tokens) are meant to show whole
@@ -151,6 +154,7 @@ class NumberTable(QTableView):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self._texts: tuple[str, ...] = ("−0.000000",)
         self._overflows = False
+        self._header_width = self._header_height = 0     # measured by fit_height
         self.restyle()
 
     # --- size --------------------------------------------------------------------------------
@@ -165,7 +169,8 @@ class NumberTable(QTableView):
 
     def fit_columns(self, texts, force: bool = False) -> None:
         """Every column as wide as the widest of `texts` (the longest numbers the table can show,
-        e.g. its minimum and maximum) and of the widest column label, plus the frame's room."""
+        e.g. its minimum and maximum) and of the widest column label, plus the frame's room.
+        Nothing is measured again unless the width changes (or `force`): an edit costs nothing here."""
         texts = tuple(texts) or ("0",)
         self._texts = texts
         metrics = QFontMetrics(self.font())
@@ -176,14 +181,26 @@ class NumberTable(QTableView):
             labels = (str(model.headerData(0, Qt.Orientation.Horizontal)),
                       str(model.headerData(last, Qt.Orientation.Horizontal)))
         widest = max(metrics.horizontalAdvance(text) for text in texts + labels)
-        width = widest + 2 * padding()
+        width = widest + 2 * padding() + self._grid()
         header = self.horizontalHeader()
-        if force or header.defaultSectionSize() != width:
-            header.setDefaultSectionSize(width)
-            for section in range(min(header.count(), 64)):   # sections sized by hand before, if any
-                if header.sectionSize(section) != width:
-                    header.resizeSection(section, width)
-        self.fit_height()
+        if not force and header.defaultSectionSize() == width:
+            return
+        header.setDefaultSectionSize(width)
+        for section in range(min(header.count(), 64)):   # sections sized by hand before, if any
+            if header.sectionSize(section) != width:
+                header.resizeSection(section, width)
+        self.fit_height(measure=force)
+
+    def widen_for(self, texts) -> None:
+        """Wider columns if one of `texts` (an edit's new numbers) needs it; never narrower."""
+        metrics = QFontMetrics(self.font())
+        if any(metrics.horizontalAdvance(text) + 2 * padding() + self._grid() > self.horizontalHeader().defaultSectionSize()
+               for text in texts):
+            self.fit_columns(tuple(texts) + self._texts)
+
+    def _grid(self) -> int:
+        """The grid line takes one px of each column (a cell is drawn in the rest)."""
+        return 1 if self.showGrid() else 0
 
     def row_height(self) -> int:
         return self.verticalHeader().defaultSectionSize()
@@ -191,8 +208,7 @@ class NumberTable(QTableView):
     def content_width(self) -> int:
         model = self.model()
         columns = model.columnCount() if model is not None else 0
-        return self.verticalHeader().sizeHint().width() + columns * self.horizontalHeader().defaultSectionSize() \
-            + 2 * self.frameWidth()
+        return self._header_width + columns * self.horizontalHeader().defaultSectionSize() + 2 * self.frameWidth()
 
     def content_height(self, rows: int | None = None) -> int:
         """The height that shows `rows` rows (all by default) with the header, the frame and, if the
@@ -201,10 +217,14 @@ class NumberTable(QTableView):
         if rows is None:
             rows = model.rowCount() if model is not None else 0
         scrollbar = self.horizontalScrollBar().sizeHint().height() if self._overflows else 0
-        return self.horizontalHeader().sizeHint().height() + rows * self.row_height() + 2 * self.frameWidth() \
-            + scrollbar
+        return self._header_height + rows * self.row_height() + 2 * self.frameWidth() + scrollbar
 
-    def fit_height(self) -> None:
+    def fit_height(self, measure: bool = True) -> None:
+        """The table's maximum height: all its rows. `measure`: the headers' sizes again (they ask
+        the model for up to 200 labels: on a reset or a zoom, not on an edit)."""
+        if measure:
+            self._header_width = self.verticalHeader().sizeHint().width()
+            self._header_height = self.horizontalHeader().sizeHint().height()
         self._overflows = self.content_width() > max(self.width(), 1)
         height = self.content_height()
         if self.maximumHeight() != height:
@@ -250,9 +270,10 @@ class NumberTable(QTableView):
 
 
 class TensorOverview(QWidget):
-    """The whole 2-D slice as a small picture, one pixel per cell (scaled to the widget), on the
-    tables' fixed colour scale; a frame marks the part the table shows and a cross the current
-    cell. A click (or a drag) picks the cell under the pointer: `cellPicked(row, column)`."""
+    """The whole 2-D slice as a small picture on the tables' fixed colour scale, sampled to the
+    widget's pixels (nearest cell; a picture of 768 × 3,072 numbers costs what its ~15,000
+    pixels cost); a frame marks the part the table shows and a cross the current cell. A click
+    (or a drag) picks the cell under the pointer: `cellPicked(row, column)`."""
 
     cellPicked = Signal(int, int)
 
@@ -261,8 +282,10 @@ class TensorOverview(QWidget):
         self.setObjectName(name)
         self.setCursor(Qt.CursorShape.CrossCursor)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
+        self._array = np.zeros((0, 0))
+        self._limit = 1.0
+        self._image = QPixmap()
         self._pixels = np.zeros((0, 0), dtype=np.uint32)
-        self._image = QImage()
         self._window = (0, -1, 0, -1)
         self._current = (0, 0)
         self._lut = _argb_lut()
@@ -270,29 +293,35 @@ class TensorOverview(QWidget):
 
     @property
     def shape(self) -> tuple[int, int]:
-        return tuple(self._pixels.shape)
+        return tuple(self._array.shape)
 
-    def set_array(self, array: np.ndarray, limit: float, rows: slice | None = None,
-                  columns: slice | None = None) -> None:
-        """Colour the picture from `array` (2-D) on the scale ±limit: all of it when its shape
-        changed or no region is given, else only array[rows, columns] (an edit's cells)."""
-        array = np.asarray(array)
-        if array.shape != self._pixels.shape or rows is None or columns is None:
-            self._pixels = np.ascontiguousarray(self._colours(array, limit))
-        else:
-            self._pixels[rows, columns] = self._colours(array[rows, columns], limit)
-        height, width = self._pixels.shape
-        self._image = QImage(self._pixels.data, width, height, 4 * width, QImage.Format.Format_ARGB32) \
-            if self._pixels.size else QImage()
+    def set_array(self, array: np.ndarray, new: bool = True) -> None:
+        """Show `array` (2-D). `new` (another tensor, head or shape): its colour scale ±limit is
+        taken afresh from its largest value, rounded (1, 2, 5 × 10ⁿ; GPT-2's weights of ~0.02
+        are not all white on a scale of ±1) and printed under the picture; an edit (`new` False)
+        keeps the scale, so colours do not jump while a value is dragged."""
+        self._array = np.asarray(array)
+        if new:
+            self._limit = overview_limit(self._array)
+        self._image = QPixmap()                 # sampled again at the next paint (a few thousand pixels)
         self.update()
 
-    def _colours(self, values: np.ndarray, limit: float) -> np.ndarray:
+    @property
+    def limit(self) -> float:
+        return self._limit
+
+    def _sample(self, width: int, height: int) -> None:
+        rows, columns = self._array.shape
+        row_of = np.minimum(((np.arange(height) + 0.5) * rows / height).astype(np.intp), rows - 1)
+        column_of = np.minimum(((np.arange(width) + 0.5) * columns / width).astype(np.intp), columns - 1)
+        values = self._array[np.ix_(row_of, column_of)]
         with np.errstate(invalid="ignore"):
-            position = np.clip(0.5 + 0.5 * values / limit, 0.0, 1.0)
-        index = np.where(np.isfinite(position), position * 255.0, 0).astype(np.intp)
-        colours = self._lut[index]
+            position = np.clip(0.5 + 0.5 * values / self._limit, 0.0, 1.0)
+        colours = self._lut[np.where(np.isfinite(position), position * 255.0, 0).astype(np.intp)]
         colours[~np.isfinite(values)] = 0xFFDDDDDD        # as style.tint: undefined is grey
-        return colours
+        self._pixels = np.ascontiguousarray(colours, dtype=np.uint32)
+        # Opaque RGB32 as a pixmap: drawn without a per-paint format conversion.
+        self._image = QPixmap.fromImage(QImage(self._pixels.data, width, height, 4 * width, QImage.Format.Format_RGB32))
 
     def set_view(self, window: tuple[int, int, int, int], current: tuple[int, int]) -> None:
         if (window, current) != (self._window, self._current):
@@ -306,21 +335,24 @@ class TensorOverview(QWidget):
         return QSize(appearance().pixels(OVERVIEW_WIDTH), appearance().pixels(24))
 
     def _area(self) -> QRect:
-        return self.rect().adjusted(1, 1, -1, -1)
+        """Where the picture goes: all but a line at the bottom for the scale."""
+        return self.rect().adjusted(1, 1, -1, -1 - self.fontMetrics().height())
 
     def paintEvent(self, event) -> None:  # noqa: N802
         painter = QPainter(self)
         area = self._area()
-        painter.fillRect(self.rect(), QColor(appearance().colours.panel))
-        if self._image.isNull():
+        colours = appearance().colours
+        painter.fillRect(self.rect(), QColor(colours.panel))
+        if not self._array.size or area.width() <= 0 or area.height() <= 0:
             return
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
-        painter.drawImage(area, self._image)
-        rows, columns = self._pixels.shape
+        if self._image.isNull() or self._image.size() != area.size():
+            self._sample(area.width(), area.height())
+        painter.drawPixmap(area.topLeft(), self._image)
+        rows, columns = self._array.shape
         sx, sy = area.width() / columns, area.height() / rows
         first_row, last_row, first_column, last_column = self._window
         if last_row >= first_row and last_column >= first_column:
-            painter.setPen(QPen(QColor(appearance().colours.accent), 2))
+            painter.setPen(QPen(QColor(colours.accent), 2))
             painter.drawRect(QRect(QPoint(area.left() + int(first_column * sx), area.top() + int(first_row * sy)),
                                    QPoint(area.left() + int((last_column + 1) * sx) - 1,
                                           area.top() + int((last_row + 1) * sy) - 1)))
@@ -329,15 +361,25 @@ class TensorOverview(QWidget):
         painter.setPen(QPen(QColor("#111111"), 1))
         painter.drawLine(x - 4, y, x + 4, y)
         painter.drawLine(x, y - 4, x, y + 4)
+        painter.setPen(QColor(colours.muted))
+        painter.drawText(QRect(0, area.bottom() + 1, self.width(), self.fontMetrics().height()),
+                         Qt.AlignmentFlag.AlignCenter, "±" + format_short(self._limit))
 
     def cell_at(self, position: QPoint) -> tuple[int, int] | None:
-        rows, columns = self._pixels.shape
+        rows, columns = self._array.shape
         area = self._area()
         if not rows or not columns or area.width() <= 0 or area.height() <= 0:
             return None
         row = int((position.y() - area.top()) * rows / area.height())
         column = int((position.x() - area.left()) * columns / area.width())
         return min(max(row, 0), rows - 1), min(max(column, 0), columns - 1)
+
+    def point_of(self, row: int, column: int) -> QPoint:
+        """Where cell (row, column) is drawn: for a test's click, or a learner's."""
+        rows, columns = self._array.shape
+        area = self._area()
+        return QPoint(area.left() + int((column + 0.5) * area.width() / columns),
+                      area.top() + int((row + 0.5) * area.height() / rows))
 
     def mousePressEvent(self, event) -> None:  # noqa: N802
         self._pick(event)
@@ -357,6 +399,16 @@ def _argb_lut() -> np.ndarray:
     """The diverging colour map as 256 opaque ARGB32 words."""
     rgb = style.DIVERGING_LUT[:, :3].astype(np.uint32)
     return (0xFF000000 | (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]).astype(np.uint32)
+
+
+def overview_limit(array: np.ndarray) -> float:
+    """A round symmetric colour limit (1, 2 or 5 × 10ⁿ) at or above the largest finite |value|."""
+    finite = np.abs(array[np.isfinite(array)])
+    top = float(finite.max()) if finite.size else 0.0
+    if top <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(top))
+    return next(float(f"{step * power:.12g}") for step in (1, 2, 5, 10) if step * power >= top)
 
 
 def changed_region(old: np.ndarray, new: np.ndarray) -> tuple[slice, slice] | None:

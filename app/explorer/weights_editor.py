@@ -39,6 +39,15 @@ _MATRIX_AXES = {"W_Q": ("x", "q"), "W_K": ("x", "k"), "W_V": ("x", "v"), "W_O": 
 _VECTOR_AXIS = {"b_Q": "q", "b_K": "k", "b_V": "v", "b_in": "h", "b_gate": "g", "b_out": "f", "b_G": "g"}
 
 
+_DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
+    int(role.value) for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.BackgroundRole,
+                                 Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole,
+                                 Qt.ItemDataRole.ToolTipRole))
+_ROLES = frozenset((_DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP))
+_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+_SYNCED = Change.TRACE | Change.EDIT_TARGET
+
+
 def _numbered(prefix: str, count: int) -> list[str]:
     return [f"{prefix}{i + 1}" for i in range(count)]
 
@@ -221,25 +230,27 @@ class WeightTableModel(QAbstractTableModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        # Roles compared as ints: this runs for every visible cell on every repaint.
         if not index.isValid():
             return None
+        role = int(role)
+        if role not in _ROLES:
+            return None
         value = float(self.view_array()[index.row(), index.column()])
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return style.format_number(value)
-        if role == Qt.ItemDataRole.EditRole:
+        if role == _EDIT:
             return value
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == _BACKGROUND:
             return style.tint(value, self.colour_limit())
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == _FOREGROUND:
             return ink_on(style.tint(value, self.colour_limit()))
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            where = ", ".join(map(str, self.full_index(index.row(), index.column())))
-            hint = self.tr("Type a number; the wheel over the selected cell nudges it by 0.05 (Shift: 0.01); "
-                           "Ctrl+V pastes a block here")
-            return f"{self._name}[{where}] = {format_exact(value)}\n{hint}"
-        return None
+        if role == _ALIGNMENT:
+            return _RIGHT
+        where = ", ".join(map(str, self.full_index(index.row(), index.column())))
+        hint = self.tr("Type a number; the wheel over the selected cell nudges it by 0.05 (Shift: 0.01); "
+                       "Ctrl+V pastes a block here")
+        return f"{self._name}[{where}] = {format_exact(value)}\n{hint}"
 
     def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         """Typed text (or a number) into a cell; False if the session refuses it (it says why)."""
@@ -369,11 +380,14 @@ class WeightEditor(QWidget):
         appearance().changed.connect(self.restyle)
         self.retranslate()
         self.restyle()
+        self._sync(force_reset=True)
 
     def _on_changed(self, change: Change) -> None:
-        if change & Change.LOADED:
+        if change is Change.TRACE or change is Change.EDIT_TARGET:    # the commonest: no Flag arithmetic
+            self._sync()
+        elif change & Change.LOADED:
             self._on_scenario_loaded()
-        elif change & (Change.TRACE | Change.EDIT_TARGET):
+        elif change & _SYNCED:
             self._sync()
 
     # --- reading the session --------------------------------------------------------------
@@ -421,8 +435,9 @@ class WeightEditor(QWidget):
             self._remembered[name] = index
             ndim = session.tensor(name).ndim
             head = index[0] if ndim == 3 else 0
-            with QSignalBlocker(self.tensor_combo):
-                self.tensor_combo.setCurrentIndex(self.tensor_combo.findData(name))
+            if self.tensor_combo.currentData() != name:
+                with QSignalBlocker(self.tensor_combo):
+                    self.tensor_combo.setCurrentIndex(self.tensor_combo.findData(name))
             per_head = ndim == 3
             self.head_label.setVisible(per_head)
             self.head_selector.setVisible(per_head)
@@ -434,8 +449,13 @@ class WeightEditor(QWidget):
                         self.head_selector.addItems([self.tr("head %1").replace("%1", str(h + 1)) for h in range(heads)])
                     self.head_selector.setCurrentIndex(head)
             region = self.model.show(name, head, force_reset=bool(force_reset))
+            if region == "reset":
+                self._fit_table()
+            elif region is not None:            # an edit: only its cells may need wider columns
+                changed = self.model.view_array()[region]
+                self.table.widen_for((style.format_number(float(changed.min())),
+                                      style.format_number(float(changed.max()))))
             if region is not None:
-                self._fit_table(grow_only=region != "reset")
                 self._show_overview(region)
             row, column = self.model.table_position(index)
             target = self.model.index(row, column)
@@ -456,16 +476,12 @@ class WeightEditor(QWidget):
             axes = f"{self.model.row_label(row)} → {self.model.column_label(column)}"
         self.cell_label.set_full_text(f"{where}  ·  {axes}")
 
-    def _fit_table(self, grow_only: bool = False) -> None:
-        """Columns as wide as the tensor's longest number (never elided; on an edit they only
-        widen, so nothing jumps); the table no taller than its rows."""
+    def _fit_table(self) -> None:
+        """Columns as wide as the tensor's longest number (never elided; an edit only widens them,
+        so nothing jumps: see _sync); the table no taller than its rows."""
         array = self.model.view_array()
         texts = tuple(style.format_number(v) for v in ((float(array.min()), float(array.max())) if array.size else ()))
-        texts += ("−0.000000",)
-        if grow_only:
-            texts += self.table._texts
-        metrics = QFontMetrics(self.table.font())
-        self.table.fit_columns(sorted(set(texts), key=metrics.horizontalAdvance)[-2:], force=not grow_only)
+        self.table.fit_columns(texts + ("−0.000000",), force=True)
 
     def _show_overview(self, region) -> None:
         array = self.model.view_array()
@@ -473,10 +489,7 @@ class WeightEditor(QWidget):
         if wanted != self.overview.isVisibleTo(self):
             self.overview.setVisible(wanted)
         if wanted:
-            if region == "reset" or self.overview.shape != array.shape:
-                self.overview.set_array(array, self.model.colour_limit())
-            else:
-                self.overview.set_array(array, self.model.colour_limit(), *region)
+            self.overview.set_array(array, new=region == "reset" or self.overview.shape != array.shape)
 
     def _show_window(self) -> None:
         if self.overview.isVisibleTo(self):

@@ -555,3 +555,125 @@ def test_a_spreadsheet_paste_with_decimal_commas_is_refused_whole(editor, sessio
     QGuiApplication.clipboard().setText("0,5\t1,5\n2\t3")
     assert not editor.paste()
     np.testing.assert_array_equal(session.tensor("W_in"), before)
+
+
+# --- readable: the minus sign, the zoom, the language ------------------------------------------
+
+def test_a_selected_negative_number_is_not_clipped_by_the_frame(qtbot, editor, session):
+    """The selection frame covers the first FRAME px of the cell; the number starts after them."""
+    from app.explorer.tables import FRAME, padding
+    choose_tensor(editor, "W_in")
+    assert editor.model.setData(editor.model.index(1, 1), "-123.456789", EDIT)
+    click_cell(qtbot, editor, 1, 1)
+    text = editor.model.index(1, 1).data(DISPLAY)
+    assert text.startswith("−")
+    metrics = editor.table.fontMetrics()
+    assert padding() > FRAME
+    cell = editor.table.visualRect(editor.model.index(1, 1))                  # without the grid line
+    assert cell.width() >= metrics.horizontalAdvance(text) + 2 * padding()
+    # What is painted: the frame's dark band at the cell's edge, the number right-aligned inside
+    # the padding, so it begins after the frame.
+    image = editor.table.viewport().grab(cell).toImage()
+    assert image.pixelColor(0, image.height() // 2).lightness() < 60
+    assert cell.width() - padding() - metrics.horizontalAdvance(text) >= padding()
+
+
+def test_zoom_scales_the_table_and_its_columns(editor, session):
+    from app.widgets.appearance import appearance
+    choose_tensor(editor, "inputs")
+    small_font, small_width = editor.table.fontInfo().pixelSize(), editor.table.columnWidth(0)
+    try:
+        appearance().set_zoom(1.5)
+        assert editor.table.fontInfo().pixelSize() >= 16
+        assert editor.table.columnWidth(0) > small_width
+        text = editor.model.index(0, 0).data(DISPLAY)
+        assert editor.table.columnWidth(0) >= editor.table.fontMetrics().horizontalAdvance(text)
+    finally:
+        appearance().set_zoom(1.0)
+    assert editor.table.fontInfo().pixelSize() == small_font
+
+
+def test_the_language_switches_live_without_losing_anything(qtbot, editor, session):
+    from app import i18n
+    choose_tensor(editor, "W_Q")
+    editor.head_selector.setCurrentIndex(1)
+    session.select_edit_cell("W_Q", (1, 2, 1))
+    assert editor.model.setData(editor.model.index(2, 1), "0.25", EDIT)
+    steps, cell = session.undo_stack.count(), (session.edit_tensor, session.edit_index)
+    i18n.install("zh")
+    try:
+        settle(lambda: editor.zero_button.text() == "清零")
+        assert editor.head_selector.currentText() == "头 2" and editor.tensor_actions.file_button.text() == "文件"
+        assert editor.tensor_combo.itemText(0).startswith("输入 x")
+        assert (session.edit_tensor, session.edit_index) == cell and session.undo_stack.count() == steps
+        assert editor.table.currentIndex() == editor.model.index(2, 1)
+    finally:
+        i18n.install("en")
+    settle(lambda: editor.zero_button.text() == "Zero")
+    assert editor.head_selector.currentText() == "head 2"
+
+
+# --- files -------------------------------------------------------------------------------------
+
+def test_export_and_import_through_the_editor(editor, session, tmp_path):
+    choose_tensor(editor, "W_K")
+    editor.head_selector.setCurrentIndex(1)
+    original = session.tensor("W_K").copy()
+    assert editor.export_tensor(tmp_path / "wk.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "wk.npy"), original)
+    np.savetxt(tmp_path / "head.csv", np.full((4, 2), 0.5), delimiter=",")
+    steps = session.undo_stack.count()
+    assert editor.import_tensor(tmp_path / "head.csv")                  # one head's shape: the shown head
+    np.testing.assert_array_equal(session.tensor("W_K")[1], np.full((4, 2), 0.5))
+    np.testing.assert_array_equal(session.tensor("W_K")[0], original[0])
+    assert session.undo_stack.count() == steps + 1
+    assert shown_table(editor)[0][0] == "0.500000"
+    session.undo_stack.undo()
+    np.testing.assert_array_equal(session.tensor("W_K"), original)
+
+
+def test_the_file_menu_names_the_tensor(editor, session):
+    choose_tensor(editor, "b_out")
+    actions = [action for action in editor.tensor_actions.file_menu().actions() if action.objectName()]
+    assert [action.objectName() for action in actions] == ["weightImport", "weightExportCsv", "weightExportNpy"]
+    assert all("b_out" in action.text() for action in actions)
+
+
+# --- at GPT-2-small size: as at lesson size, undo included -------------------------------------
+
+@pytest.fixture(scope="module")
+def gpt2_small():
+    from core.formats.generate import preset
+    return preset("gpt2-small")
+
+
+def test_editing_one_cell_of_a_768_by_3072_matrix(qtbot, gpt2_small):
+    from tests.app.helpers import FakeClock
+    session = Session(gpt2_small, clock=FakeClock())
+    widget = WeightEditor(session)
+    qtbot.addWidget(widget)
+    widget.resize(420, 600)
+    widget.show()
+    qtbot.waitExposed(widget)
+    choose_tensor(widget, "W_in")
+    model = widget.model
+    assert (model.rowCount(), model.columnCount()) == (768, 3072)
+    assert widget.overview.isVisible() and widget.overview.shape == (768, 3072)
+    changed = []
+    model.dataChanged.connect(lambda top, bottom, roles: changed.append((top.row(), top.column(),
+                                                                         bottom.row(), bottom.column())))
+    widget.overview.cellPicked.emit(700, 3000)                            # jump there with the overview
+    assert session.edit_index == (700, 3000) and widget.table.currentIndex() == model.index(700, 3000)
+    first_row, last_row, first_column, last_column = widget.table.visible_cells()
+    assert first_row <= 700 <= last_row and first_column <= 3000 <= last_column
+    original = session.tensor("W_in")[700, 3000]
+    assert model.setData(model.index(700, 3000), "0.75", EDIT)
+    assert session.tensor("W_in")[700, 3000] == 0.75 and model.index(700, 3000).data(DISPLAY) == "0.750000"
+    assert changed == [(700, 3000, 700, 3000)]                          # that cell, and only it, repainted
+    expected = forward(session.config, session.state.weights, session.state.inputs)
+    for hook in expected:                                                # core's incremental agreement
+        np.testing.assert_allclose(session.trace[hook], expected[hook], rtol=1e-12, atol=1e-12, err_msg=hook)
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[700, 3000] == original
+    assert model.index(700, 3000).data(EDIT) == original
+    widget.close()
