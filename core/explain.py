@@ -52,7 +52,7 @@ class Step(str, Enum):
     QK_NORM_SCALE = "qk_norm_scale"          # QK-Norm: √(Σ_c q_c²/d_head + ε) of one head's q (or k) row
     QK_NORMALIZED = "qk_normalized"          # q/rms
     QK_NORM = "qk_norm"                      # q/rms·γ: what the scores use
-    NORMED_SCORE = "normed_score"            # q̂·k̂/√d_head, from the QK-normed q and k
+    NORMED_SCORE = "normed_score"            # q′·k′/√d_head, from the QK-normed q and k
     OUTPUT_GATE = "output_gate"              # Σ x·W_G + b_G: the gate before its sigmoid
     GATE_SIGMOID = "gate_sigmoid"            # σ(g) = 1/(1 + exp(−g))
     GATED_Z = "gated_z"                      # σ(g)·z
@@ -182,7 +182,7 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
 
     def qk(which: str, h: int, i: int) -> tuple[str, np.ndarray]:
         """What the scores read for q or k: the rotated, the QK-normed, or the raw projection."""
-        for name, symbol in ((f"attn.hook_rot_{which}", f"{which}_r"), (f"attn.hook_{which}_normed", f"{which}̂")):
+        for name, symbol in ((f"attn.hook_rot_{which}", f"{which}_r"), (f"attn.hook_{which}_normed", f"{which}′")):
             if name in trace:
                 return symbol, trace[name][h, i]
         return which, trace[f"attn.hook_{which}"][h, i]
@@ -231,7 +231,7 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
             return make(Step.QK_NORMALIZED, f"n = {which}/{root}", f"{_paren(entry)}/{format_number(scale)}", terms)
         if part == "normed":
             gain_term, gain_symbol, gain_text = gain(f"{which}_norm.w", c)
-            return make(Step.QK_NORM, f"{which}̂ = {which}/{root}·{gain_symbol}",
+            return make(Step.QK_NORM, f"{which}′ = {which}/{root}·{gain_symbol}",
                         f"{_paren(entry)}/{format_number(scale)}·{gain_text}", terms + [gain_term])
 
     if hook == "attn.hook_gate":
@@ -266,7 +266,7 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         (q_symbol, q), (k_symbol, k) = qk("q", h, i), qk("k", h, j)
         dh = config.d_head
         text, omitted = _dot(q, k, None)
-        kind = Step.NORMED_SCORE if q_symbol == "q̂" else Step.SCORE
+        kind = Step.NORMED_SCORE if q_symbol == "q′" else Step.SCORE
         return make(kind, f"s = {q_symbol}·{k_symbol}/√d_head", f"({text})/√{dh}",
                     [Term(f"{q_symbol}·{k_symbol}", float(q @ k), "dot"),
                      Term("√d_head", float(np.sqrt(dh)), "sqrt_d_head")], omitted)

@@ -239,7 +239,7 @@ def test_scores_read_the_qk_normed_values_and_the_result_the_gated_z():
     config, weights, inputs = generation_blocks()["anchor"]
     trace = forward(config, weights, inputs)
     score = explain(config, weights, trace, "attn.hook_attn_scores", (1, 3, 2))
-    assert (score.kind, score.formula) == (Step.NORMED_SCORE, "s = q̂·k̂/√d_head")
+    assert (score.kind, score.formula) == (Step.NORMED_SCORE, "s = q′·k′/√d_head")
     dot = next(term for term in score.terms if term.name == "dot")
     assert dot.value == pytest.approx(trace["attn.hook_q_normed"][1, 3] @ trace["attn.hook_k_normed"][1, 2])
     result = explain(config, weights, trace, "attn.hook_result", (0, 2, 1))
