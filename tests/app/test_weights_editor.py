@@ -677,3 +677,27 @@ def test_editing_one_cell_of_a_768_by_3072_matrix(qtbot, gpt2_small):
     assert session.tensor("W_in")[700, 3000] == original
     assert model.index(700, 3000).data(EDIT) == original
     widget.close()
+
+
+def test_the_shipped_gpt2_small_example_in_the_tables(qtbot):
+    """The shipped example (its arrays in the .npz beside it): the editor and the inspector on
+    one Session, an edit of W_out reaching the inspector's output table, undone exactly."""
+    from app.explorer.inspector import Inspector
+    from tests.app.helpers import FakeClock
+    session = Session(load_scenario(SCENARIOS / "gpt2-small-shape.json"), clock=FakeClock())
+    editor, inspector = WeightEditor(session), Inspector(session)
+    for widget in (editor, inspector):
+        qtbot.addWidget(widget)
+        widget.resize(420, 500)
+        widget.show()
+    choose_tensor(editor, "W_out")
+    assert (editor.model.rowCount(), editor.model.columnCount()) == (3072, 768)
+    before = np.array(session.trace["hook_resid_post"])
+    assert editor.model.setData(editor.model.index(5, 9), "0.5", EDIT)
+    after = session.trace["hook_resid_post"]
+    assert not np.array_equal(after[:, 9], before[:, 9]) and np.array_equal(after[:, 10], before[:, 10])
+    np.testing.assert_array_equal(inspector.model.array, after)          # the output, as shown
+    session.undo_stack.undo()
+    np.testing.assert_allclose(session.trace["hook_resid_post"], before, rtol=1e-12, atol=1e-12)
+    for widget in (editor, inspector):
+        widget.close()
