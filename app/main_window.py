@@ -6,7 +6,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QGroupBox, QLabel, QMainWindow, QMessageBox,
-                               QSplitter, QStackedWidget, QVBoxLayout, QWidget)
+                               QSplitter, QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
 from core.formats.lesson import FORMAT as LESSON_FORMAT
 from core.formats.lesson import list_lessons
@@ -162,9 +162,12 @@ class MainWindow(QMainWindow):
         for action in (fit_action, zoom_in, zoom_out):
             view_menu.addAction(action)
         self.presentation.add_to_view_menu(view_menu)
-        toolbar = self.addToolBar(self.tr("Toolbar"))
+        # The toolbar sits at the end of the lesson bar's first row, not in a row of its own.
+        toolbar = QToolBar(self.tr("Toolbar"), self)
         toolbar.setObjectName("mainToolBar")
+        toolbar.setMovable(False)
         toolbar.addAction(self.presentation.present_action)
+        self.lesson_bar.add_trailing(toolbar)
         lesson_menu = menus.addMenu(self.tr("&Lessons"))
         lesson_menu.setObjectName("menuLessons")
         for lesson_id, title, path in list_lessons(LESSONS):

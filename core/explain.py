@@ -275,9 +275,9 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
                  Term("p", float(position), "position"), Term("p·θ", angle, "angle")]
         theta = f"θ = {format_short(config.rotary_base)}^(−2·{pair}/{config.d_head})"
         if c < half:
-            return make(Step.ROTARY, f"{letter}' = {letter}[{pair}]·cos(pθ) − {letter}[{pair + half}]·sin(pθ), {theta}",
+            return make(Step.ROTARY, f"{letter}_r = {letter}[{pair}]·cos(pθ) − {letter}[{pair + half}]·sin(pθ), {theta}",
                         f"{_paren(a)}·{_paren(cos)} − {_paren(b)}·{_paren(sin)}", terms)
-        return make(Step.ROTARY, f"{letter}' = {letter}[{pair + half}]·cos(pθ) + {letter}[{pair}]·sin(pθ), {theta}",
+        return make(Step.ROTARY, f"{letter}_r = {letter}[{pair + half}]·cos(pθ) + {letter}[{pair}]·sin(pθ), {theta}",
                     f"{_paren(b)}·{_paren(cos)} + {_paren(a)}·{_paren(sin)}", terms)
 
     if hook == "attn.hook_attn_scores":

@@ -265,8 +265,8 @@ def test_a_hook_explain_does_not_know_yet_is_shown_unexplained_not_an_error():
     scenario = load_scenario(SCENARIOS / "block-default.json")
     trace = scenario.run()
     hooks = dict(trace.items())
-    hooks["attn.hook_rot_q"] = np.array(trace["attn.hook_q"])     # as the rotary branch will add it
-    ex = explain(scenario.config, scenario.weights, Trace(hooks), "attn.hook_rot_q", (0, 1, 1))
+    hooks["attn.hook_future"] = np.array(trace["attn.hook_q"])     # as a later engine option might add one
+    ex = explain(scenario.config, scenario.weights, Trace(hooks), "attn.hook_future", (0, 1, 1))
     assert ex.kind is Step.UNEXPLAINED and ex.value == trace["attn.hook_q"][0, 1, 1]
 
 
@@ -277,3 +277,22 @@ def test_a_long_dot_product_formats_only_what_it_shows():
     ex = explain(scenario.config, scenario.weights, trace, "hook_mlp_out", (3, 7))
     assert ex.omitted == scenario.config.d_ff - MAX_SHOWN_TERMS
     assert ex.substituted.count("·") == MAX_SHOWN_TERMS
+
+
+def test_rotary_cells_are_explained_with_their_angle():
+    from core.config import BlockConfig
+    from core.weights import adapt_weights
+    config = BlockConfig(d_model=4, d_ff=4, n_heads=1, d_head=4, mask="causal", positional="rotary")
+    weights, _ = adapt_weights({}, config)
+    rng = np.random.default_rng(0)
+    weights = {name: rng.standard_normal(w.shape) for name, w in weights.items()}
+    from core.block import forward
+    trace = forward(config, weights, rng.standard_normal((3, 4)), position_offset=2)
+    for column in range(4):
+        ex = explain(config, weights, trace, "attn.hook_rot_k", (0, 1, column))
+        assert ex.kind is Step.ROTARY
+        terms = {term.name: term.value for term in ex.terms}
+        assert terms["position"] == 3                       # row 1 of a window starting at 2
+        a, b, angle = terms["rotary_first"], terms["rotary_second"], terms["angle"]
+        expected = a * np.cos(angle) - b * np.sin(angle) if column < 2 else b * np.cos(angle) + a * np.sin(angle)
+        assert np.isclose(expected, trace["attn.hook_rot_k"][0, 1, column], rtol=0, atol=1e-12)
