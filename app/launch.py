@@ -166,6 +166,8 @@ def run_gui(file: Path, language: str | None) -> int:
     available = app.primaryScreen().availableGeometry()
     window.resize(min(1280, available.width()), min(800, available.height()))
     window.show()
+    from PySide6.QtCore import QTimer
+    QTimer.singleShot(0, window.document.start)     # once the window is up: offer work a crash left behind
     return app.exec()
 
 

@@ -33,14 +33,16 @@ class BlockLabDriver:
 
     # --- doing --------------------------------------------------------------------------
     def open(self, path: str | os.PathLike) -> bool:
-        """Open a scenario as File → Open would (False and a message if it is refused)."""
-        from PySide6.QtWidgets import QMessageBox
-        original = QMessageBox.warning
-        QMessageBox.warning = staticmethod(lambda *args, **kwargs: QMessageBox.Ok)  # no modal dialog in tests
+        """Open a scenario as File → Open would (False and a message if it is refused). Unsaved
+        edits are discarded without the question File → Open would ask."""
+        from app import document
+        saved = document.warn, document.ask_unsaved
+        document.warn = lambda *args, **kwargs: None               # no modal dialog in tests
+        document.ask_unsaved = lambda *args, **kwargs: document.Answer.DISCARD
         try:
             return self.window.open_file(Path(path))
         finally:
-            QMessageBox.warning = original
+            document.warn, document.ask_unsaved = saved
 
     def show_tensor(self, name: str, head: int = 0) -> None:
         """Choose a tensor (and head) in the weight editor, as a user would from the combo box."""
@@ -126,11 +128,22 @@ def _make_window(qtbot, path: Path, language: str = "en"):
     return window
 
 
+def _close(window) -> None:
+    """Close a test's window without asking about its unsaved edits (a modal question would wait forever)."""
+    from app import document
+    saved = document.ask_unsaved
+    document.ask_unsaved = lambda *args, **kwargs: document.Answer.DISCARD
+    try:
+        window.close()
+    finally:
+        document.ask_unsaved = saved
+
+
 def default_window(qtbot):
     """Behind the `blocklab_window` fixture: a driver on the default block; the window is closed after."""
     window = _make_window(qtbot, SCENARIOS / "block-default.json")
     yield BlockLabDriver(qtbot, window)
-    window.close()
+    _close(window)
 
 
 def window_factory(qtbot):
@@ -144,7 +157,7 @@ def window_factory(qtbot):
 
     yield open_window
     for window in windows:
-        window.close()
+        _close(window)
 
 
 # The same fixtures when this module itself is loaded as a plugin (`-p app.testing`, or an install
