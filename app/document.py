@@ -253,6 +253,8 @@ class Document(QObject):
         """Follow the undo stack and the lesson: the window's unsaved mark, the recovery slot."""
         modified = self._compute_modified()
         self.window.setWindowModified(modified)
+        if modified:
+            self.autosave.schedule()            # 2 s after the last edit (an edit comes through here)
         if modified != self._modified:
             self._modified = modified
             if not modified:
@@ -262,8 +264,6 @@ class Document(QObject):
     def _on_changed(self, change: Change) -> None:
         if change & (Change.TRACE | Change.LOADED):
             self.refresh()
-            if self._modified:
-                self.autosave.schedule()
 
     def _lesson_changed(self) -> None:
         self._saved_steps = {}

@@ -176,6 +176,7 @@ class Autosave(QObject):
 
     def _write(self, snapshot: Snapshot) -> None:
         slot = self._open_slot()
+        slot.mkdir(parents=True, exist_ok=True)
         self._generation += 1
         prefix = f"g{self._generation}-"
         manifest = {"format": FORMAT, "version": VERSION, "saved_at": time.time(), "pid": os.getpid(),
@@ -203,9 +204,12 @@ class Autosave(QObject):
         self.timer.stop()
         if self.slot is None:
             return
-        for old in list(self.slot.iterdir()):
-            if old.name != LOCK:
-                old.unlink(missing_ok=True)
+        try:
+            for old in list(self.slot.iterdir()):
+                if old.name != LOCK:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass                               # nothing there to keep anyway
 
     def close(self) -> None:
         """A clean exit: remove the slot altogether."""
