@@ -7,6 +7,7 @@ import shutil
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
 from app import document as files
@@ -302,7 +303,9 @@ def test_the_window_title_marks_unsaved_changes_and_the_file_menu(blocklab_windo
     assert names == ["actionNew", "actionOpen", "menuRecent", "actionSave", "actionSaveAs", "menuExport",
                      "actionCopyNumpy", "actionQuit"]
     dialogs.save_path = tmp_path / "saved.json"
-    lab.find(QAction, "actionSave").trigger()
+    window.activateWindow()
+    lab.qtbot.keyClick(window.weight_editor.table, Qt.Key_S, Qt.ControlModifier)    # Ctrl+S: Save
+    assert dialogs.asked[-1][0] == "save as"               # a shipped file: Save asks for a new name
     assert not window.isWindowModified()
     assert window.windowTitle().endswith("saved.json[*] — Block Lab")
     assert np.array_equal(load_scenario(tmp_path / "saved.json").weights["W_in"], lab.tensor("W_in"))
