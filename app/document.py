@@ -276,8 +276,7 @@ class Document(QObject):
                 and not is_lesson_file(path))
 
     def display_name(self) -> str:
-        if self.lessons.lesson is not None and self.path is not None:
-            return self.path.name
+        """The file's name, as the questions call it."""
         return self.path.name if self.path is not None else self.tr("untitled")
 
     # --- asking first -----------------------------------------------------------------------

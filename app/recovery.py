@@ -24,7 +24,7 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QTimer, Signal
 
 from core.formats.files import write_atomically
-from core.formats.scenario import Scenario, ScenarioError, load_scenario, save_scenario
+from core.formats.scenario import Scenario, load_scenario, save_scenario
 
 FORMAT = "blocklab-recovery"
 VERSION = 1
@@ -239,5 +239,4 @@ def apply_test_edits(session) -> int:
     return done
 
 
-__all__ = ["Autosave", "Recovered", "Snapshot", "find_recovered", "recovery_folder", "apply_test_edits",
-           "ScenarioError"]
+__all__ = ["Autosave", "Recovered", "Snapshot", "find_recovered", "recovery_folder", "apply_test_edits"]

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction
 
 from app import document as files
 from app.document import Answer, fresh_path
+from app.document import ask_unsaved as real_ask_unsaved     # the conftest answers Discard for every test
 from core.formats.scenario import load_scenario
 from core.resources import lessons_dir
 from tests.app.fake_window import fake_window
@@ -286,6 +287,35 @@ def test_shortcuts_are_the_platforms_own():
     from PySide6.QtGui import QKeySequence
     assert QKeySequence(QKeySequence.Save).toString() == "Ctrl+S"
     assert QKeySequence(QKeySequence.Open).toString() == "Ctrl+O"
+
+
+def test_the_questions_themselves(qtbot, monkeypatch):
+    """The real dialogs: their words, their buttons, and what each button answers."""
+    from PySide6.QtWidgets import QMessageBox, QWidget
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    seen = []
+
+    def clicking(text):
+        def exec_(box):
+            seen.append((box.objectName(), box.text(), sorted(b.text() for b in box.buttons())))
+            button = next(b for b in box.buttons() if b.text() == text)
+            button.click()
+            return box.standardButton(button)
+        return exec_
+
+    for text, answer in (("Save", Answer.SAVE), ("Discard", Answer.DISCARD), ("Cancel", Answer.CANCEL)):
+        monkeypatch.setattr(QMessageBox, "exec", clicking(text))
+        assert real_ask_unsaved(parent, "my block.json", False) is answer
+    assert seen[0] == ("unsavedDialog", "Save your changes to “my block.json”?", ["Cancel", "Discard", "Save"])
+    monkeypatch.setattr(QMessageBox, "exec", clicking("Save…"))
+    assert real_ask_unsaved(parent, "c4-ffn.json", True) is Answer.SAVE
+    assert seen[-1][1] == "Your edits in this lesson are not saved."
+    monkeypatch.setattr(QMessageBox, "exec", clicking("Restore"))
+    assert files.ask_restore(parent, "xor.json", 0.0)
+    assert seen[-1][:2] == ("restoreDialog", "Block Lab was closed without saving your work on “xor.json”.")
+    monkeypatch.setattr(QMessageBox, "exec", clicking("Discard"))
+    assert not files.ask_restore(parent, "xor.json", 0.0)
 
 
 # --- the real window: only what it wires ----------------------------------------------------------

@@ -18,7 +18,7 @@ from PySide6.QtCore import QLockFile
 from app import document as files
 from app.recovery import LOCK, MANIFEST, Autosave, find_recovered, recovery_folder
 from core.formats.generate import preset
-from core.formats.scenario import load_scenario, save_scenario
+from core.formats.scenario import load_scenario
 from core.resources import lessons_dir
 from tests.app.fake_window import fake_window
 from tests.conftest import ROOT, SCENARIOS
