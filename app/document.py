@@ -211,6 +211,7 @@ class Document(QObject):
         self.origin: Path | None = window.path      # the file the block came from (the shipped one for New)
         self._saved_steps: dict[int, State] = {}    # lesson steps the learner saved a copy of
         self._modified = False
+        self.answer_unsaved = None                  # tests: answers the Save / Discard / Cancel question
         self.autosave = Autosave(self.snapshot, parent=self)
         self.autosave.failed.connect(lambda text: self.session.message.emit(
             self.tr("Autosave failed: %1").replace("%1", text)))
@@ -284,7 +285,8 @@ class Document(QObject):
         """True if the unsaved work (if any) may go: saved, or the user said Discard."""
         if not self._modified:
             return True
-        answer = ask_unsaved(self.window, self.display_name(), self.lessons.lesson is not None)
+        ask = self.answer_unsaved or ask_unsaved
+        answer = ask(self.window, self.display_name(), self.lessons.lesson is not None)
         if answer is Answer.SAVE:
             return self.save()
         return answer is Answer.DISCARD

@@ -33,16 +33,14 @@ class BlockLabDriver:
 
     # --- doing --------------------------------------------------------------------------
     def open(self, path: str | os.PathLike) -> bool:
-        """Open a scenario as File → Open would (False and a message if it is refused). Unsaved
-        edits are discarded without the question File → Open would ask."""
+        """Open a scenario as File → Open would (False and a message if it is refused)."""
         from app import document
-        saved = document.warn, document.ask_unsaved
-        document.warn = lambda *args, **kwargs: None               # no modal dialog in tests
-        document.ask_unsaved = lambda *args, **kwargs: document.Answer.DISCARD
+        original = document.warn
+        document.warn = lambda *args, **kwargs: None          # no modal dialog in tests
         try:
             return self.window.open_file(Path(path))
         finally:
-            document.warn, document.ask_unsaved = saved
+            document.warn = original
 
     def show_tensor(self, name: str, head: int = 0) -> None:
         """Choose a tensor (and head) in the weight editor, as a user would from the combo box."""
@@ -120,7 +118,11 @@ class BlockLabDriver:
 
 def _make_window(qtbot, path: Path, language: str = "en"):
     from app.launch import build_window
+    from app.document import Answer
     _, window = build_window(path, language)
+    # Unsaved edits are discarded without the Save / Discard / Cancel question (a modal dialog
+    # would wait forever offscreen, and pytest-qt closes the window); a test may set its own answer.
+    window.document.answer_unsaved = lambda *args: Answer.DISCARD
     qtbot.addWidget(window)
     window.resize(1280, 800)
     window.show()
@@ -128,22 +130,11 @@ def _make_window(qtbot, path: Path, language: str = "en"):
     return window
 
 
-def _close(window) -> None:
-    """Close a test's window without asking about its unsaved edits (a modal question would wait forever)."""
-    from app import document
-    saved = document.ask_unsaved
-    document.ask_unsaved = lambda *args, **kwargs: document.Answer.DISCARD
-    try:
-        window.close()
-    finally:
-        document.ask_unsaved = saved
-
-
 def default_window(qtbot):
     """Behind the `blocklab_window` fixture: a driver on the default block; the window is closed after."""
     window = _make_window(qtbot, SCENARIOS / "block-default.json")
     yield BlockLabDriver(qtbot, window)
-    _close(window)
+    window.close()
 
 
 def window_factory(qtbot):
@@ -157,7 +148,7 @@ def window_factory(qtbot):
 
     yield open_window
     for window in windows:
-        _close(window)
+        window.close()
 
 
 # The same fixtures when this module itself is loaded as a plugin (`-p app.testing`, or an install

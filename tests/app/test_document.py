@@ -340,6 +340,9 @@ def test_the_window_title_marks_unsaved_changes_and_the_file_menu(blocklab_windo
     assert window.windowTitle().endswith("saved.json[*] — Block Lab")
     assert np.array_equal(load_scenario(tmp_path / "saved.json").weights["W_in"], lab.tensor("W_in"))
     lab.set_weight("W_in", (0, 0), "3")
+    assert window.document.answer_unsaved is not None     # the plugin's windows never wait on the question
+    window.document.answer_unsaved = dialogs._ask_unsaved
     dialogs.unsaved = Answer.CANCEL
     assert not window.close() and window.isVisible()
+    assert dialogs.asked[-1] == ("unsaved", "saved.json", False)
     dialogs.unsaved = Answer.DISCARD
