@@ -4,7 +4,7 @@ and Copy as NumPy code.
 
 The views draw their own images: the dataflow view's `export_image(path)` and the plots
 panel's `export_current(path)` (PNG or SVG, by the suffix). An entry whose view cannot do it
-yet is shown disabled. Tables are written by core (`core.formats.tensor_io`, CSV with every
+yet is shown disabled. Tables are written by core (`core.formats.tensor_file`, CSV with every
 digit or .npy), through a view's own `export_tensor(path)` when it has one. The script is
 `core.formats.numpy_code`. Nothing here computes: it asks for a file name and hands over.
 """
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 from core.formats.files import write_atomically
 from core.formats.numpy_code import needs_arrays_file, numpy_script, write_numpy_script
 from core.formats.scenario import stored_numbers
-from core.formats.tensor_io import write_tensor
+from core.formats.tensor_file import write_tensor
 
 from app import document as files
 
@@ -190,7 +190,7 @@ class Exporter(QObject):
         if hasattr(inspector, "export_tensor"):
             return self._run(path, inspector.export_tensor)
         array = self.session.trace[hook]
-        return self._run(path, lambda target: write_tensor(array, target))
+        return self._run(path, lambda target: write_tensor(target, array))
 
     def export_weights(self) -> bool:
         name = self._weight_name()
@@ -202,7 +202,7 @@ class Exporter(QObject):
         if hasattr(editor, "export_tensor"):
             return self._run(path, editor.export_tensor)
         array = self.session.tensor(name)
-        return self._run(path, lambda target: write_tensor(array, target))
+        return self._run(path, lambda target: write_tensor(target, array))
 
     def export_equation(self) -> bool:
         text = self._equation_text()
