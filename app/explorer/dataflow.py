@@ -27,6 +27,8 @@ Public API for other panels (presentation mode, the File menu):
 """
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsView, QMenu, QWidget
@@ -35,7 +37,7 @@ from app.explorer.dataflow_export import export_scene
 from app.explorer.dataflow_items import NodeBase
 from app.explorer.dataflow_menu import context_menu
 from app.explorer.dataflow_scene import DataflowScene
-from app.explorer.dataflow_style import MIN_TEXT_PX, STRIP_DECIMALS  # noqa: F401  (STRIP_DECIMALS: for tests)
+from app.explorer.dataflow_style import MIN_TEXT_PX, STRIP_DECIMALS  # noqa: F401  (STRIP_DECIMALS: tests import it here)
 from app.session import Change, Session
 from app.widgets.appearance import appearance
 
@@ -167,9 +169,9 @@ class DataflowView(QGraphicsView):
 
     def readable_size(self, px: float = 16.0) -> QSize:
         """The viewport size at which the whole block fits with its numbers `px` tall on screen."""
-        scale = px / self.flow.geometry.number.pixelSize() * appearance().zoom
+        scale = px / self.flow.geometry.number.pixelSize()
         rect = self.flow.sceneRect()
-        return QSize(int(rect.width() * scale / appearance().zoom) + 4, int(rect.height() * scale / appearance().zoom) + 4)
+        return QSize(math.ceil(rect.width() * scale) + 4, math.ceil(rect.height() * scale) + 4)
 
     def smallest_text_px(self, annotations: bool = False) -> float:
         """The smallest text now drawn, in screen pixels (font size × item scale × view scale):
@@ -182,10 +184,10 @@ class DataflowView(QGraphicsView):
 
     def _apply_framing(self) -> None:
         scene = self.flow.sceneRect()
-        viewport = self.viewport().rect()
+        viewport = self.contentsRect()        # the viewport without scroll bars: Fit needs none
         if scene.isEmpty() or viewport.width() < 10 or viewport.height() < 10:
             return
-        width, height = viewport.width() - 4, viewport.height() - 4
+        width, height = viewport.width() - 2, viewport.height() - 2
         fit_all = min(width / scene.width(), height / scene.height())
         target = self._frame_rect()
         scale = min(width / target.width(), height / target.height())

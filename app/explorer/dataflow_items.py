@@ -33,7 +33,7 @@ class Rounded(QGraphicsPathItem):
 
 
 def title_height(title: str, geometry: Geometry) -> float:
-    return geometry.title_h * (title.count("\n") + 1)
+    return sum(geometry.title_line_h(line) for line in title.split("\n"))
 
 
 def node_width(title: str, body_w: float, geometry: Geometry) -> float:
@@ -68,7 +68,8 @@ class NodeBase(Rounded):
         self.outline.setBrush(Qt.NoBrush)
         self.outline.setVisible(False)
         lines = title.split("\n")
-        self.title_rects = [QRectF(0, k * geometry.title_h, width, geometry.title_h) for k in range(len(lines))]
+        tops = [sum(geometry.title_line_h(line) for line in lines[:k]) for k in range(len(lines))]
+        self.title_rects = [QRectF(0, top, width, geometry.title_line_h(line)) for top, line in zip(tops, lines)]
         self.title_lines = [centered_text(self, line, geometry.title, rect, palette.ink)
                             for line, rect in zip(lines, self.title_rects)]
         self.body = QRectF((width - self.body_width()) / 2, self.title_h + geometry.pad,
@@ -89,7 +90,8 @@ class NodeBase(Rounded):
     def set_title(self, title: str) -> bool:
         """Change the title in place; False if it needs another node (lines or width changed)."""
         lines = title.split("\n")
-        if len(lines) != len(self.title_lines) or node_width(title, self.body.width(), self.geometry) > self.rect().width():
+        if (len(lines) != len(self.title_lines) or title_height(title, self.geometry) != self.title_h
+                or node_width(title, self.body.width(), self.geometry) > self.rect().width()):
             return False
         for item, line, rect in zip(self.title_lines, lines, self.title_rects):
             if item.text() != line:
@@ -233,8 +235,8 @@ class EdgeItem(QGraphicsPathItem):
 class TokenItem(Rounded):
     """One token of the list beside the input; `index` may change (a long list scrolls)."""
 
-    def __init__(self, index: int, text: str, width: float, geometry: Geometry, palette: Palette):
-        super().__init__(QRectF(0, 0, width, geometry.token_h - 4 * geometry.zoom))
+    def __init__(self, index: int, text: str, width: float, height: float, geometry: Geometry, palette: Palette):
+        super().__init__(QRectF(0, 0, width, height))
         self.index, self.palette, self.geometry = index, palette, geometry
         self.setCursor(Qt.PointingHandCursor)
         self.setZValue(2)

@@ -88,13 +88,16 @@ def build(scene: QGraphicsScene, spec: LayoutSpec, selected_token: int) -> Layou
 
     token_w = min(140 * z, max([52 * z] + [g.text_w(t, g.token) + 18 * z for t in tokens]))
     token_w = max(token_w, g.text_w(token_caption(len(tokens), len(tokens) - TOKEN_ROWS), g.header) + 4 * z)
-    left = 10 * z + token_w + 20 * z
+    left = 6 * z + token_w + 20 * z
 
     row_of: dict[str, int] = {}
     vertical = {(e.source, e.target) for e in edge_specs if e.kind == "vertical"}
     vertical |= {(b, a) for a, b in vertical}
     row_bounds: list[tuple[float, float]] = []
-    y = 2 * g.lane + g.band_header + 4 * z          # room for a residual lane above the first band
+    # Room for the first band's caption, and above it for a residual lane if one runs there.
+    first_row = {hook for column in rows[0].columns for hook in column}
+    above = any(e.kind == "residual" and e.source in first_row and e.target in first_row for e in edge_specs)
+    y = (g.lane + 6 * z if above else 6 * z) + g.band_header + 4 * z
     for r, row in enumerate(rows):
         heights, widths = [], []
         for column in row.columns:
@@ -117,7 +120,8 @@ def build(scene: QGraphicsScene, spec: LayoutSpec, selected_token: int) -> Layou
                 scene.addItem(node)
                 row_of[hook] = r
                 if i + 1 < len(column):
-                    top += node.rect().height() + (g.stack_gap_edge if (hook, column[i + 1]) in vertical else g.stack_gap)
+                    joined = (hook, column[i + 1]) in vertical
+                    top += node.rect().height() + (g.stack_gap_edge if joined else g.stack_gap)
             x += widths[c] + gaps[c]
         row_bounds.append((y, y + row_height))
         y = y + row_height
@@ -130,7 +134,7 @@ def build(scene: QGraphicsScene, spec: LayoutSpec, selected_token: int) -> Layou
         bottom = max([y] + [lane + (label_h if e.labelled else 0) + 6 * z
                             for e in below for lane in (lanes[(e.source, e.target)],)])
         row_bounds[-1] = (row_bounds[-1][0], bottom)
-        y = bottom + g.band_pad + 2 * g.lane + g.band_header + 4 * z     # band, wrap lane, next band's caption
+        y = bottom + g.band_pad + g.lane + 6 * z + g.band_header + 4 * z     # band, wrap lane, next caption
     layout.nodes = {hook: nodes[hook] for hook in trace if hook in nodes}
 
     _bands(scene, layout, rows, nodes, row_bounds, trace, g, palette)
@@ -140,7 +144,12 @@ def build(scene: QGraphicsScene, spec: LayoutSpec, selected_token: int) -> Layou
         scene.addItem(edge)
         layout.edges.append(edge)
     _tokens(scene, layout, nodes[X], tokens, token_w, selected_token, g, palette)
-    scene.setSceneRect(scene.itemsBoundingRect().adjusted(-6 * z, -6 * z, 6 * z, 6 * z))
+    # What is drawn (a hidden lesson glow does not widen the block; shown, it may reach the margin).
+    drawn = QRectF()
+    for item in scene.items():
+        if item.isVisible():
+            drawn = drawn.united(item.sceneBoundingRect())
+    scene.setSceneRect(drawn.adjusted(-3 * z, -3 * z, 3 * z, 3 * z))
     return layout
 
 
@@ -191,18 +200,20 @@ def _tokens(scene, layout: Layout, x_node: NodeBase, tokens, token_w: float, sel
     z = g.zoom
     shown = min(len(tokens), TOKEN_ROWS)
     layout.token_count = len(tokens)
-    column_height = shown * g.token_h
+    box_h = g.token_box_h(tokens)
+    pitch = box_h + 4 * z
+    column_height = shown * pitch
     top = max(g.band_header + g.lane, x_node.port_y() - column_height / 2)
     start = token_window(len(tokens), selected)
     header = QGraphicsSimpleTextItem(token_caption(len(tokens), start))
     header.setFont(g.header)
     header.setBrush(palette.muted)
-    header.setPos(10 * z + token_w / 2 - header.boundingRect().width() / 2, top - g.band_header - 2 * z)
+    header.setPos(6 * z + token_w / 2 - header.boundingRect().width() / 2, top - g.band_header - 2 * z)
     scene.addItem(header)
     layout.token_header = header
     for i in range(shown):
-        item = TokenItem(start + i, tokens[start + i], token_w, g, palette)
-        item.setPos(10 * z, top + i * g.token_h)
+        item = TokenItem(start + i, tokens[start + i], token_w, box_h, g, palette)
+        item.setPos(6 * z, top + i * pitch)
         scene.addItem(item)
         layout.tokens.append(item)
     layout.token_link = QGraphicsPathItem()

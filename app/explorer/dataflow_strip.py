@@ -142,11 +142,17 @@ class StripNode(NodeBase):
         return list(self._marked)
 
     # --- geometry ------------------------------------------------------------------------
-    def _cell_rect(self, token: int, channel: int, count: int) -> QRectF:
+    def _cell_rect(self, token: int, channel: int, count: int, least: float = 1.0) -> QRectF:
+        """Where cells are drawn (at least `least` wide and tall, to stay visible when outlined)."""
         width = self.image_rect.width() / self.tokens
         height = self.image_rect.height() / self.channels
-        return QRectF(self.image_rect.left() + token * width, self.image_rect.top() + channel * height,
-                      max(width, 1.0), max(height * count, 1.0))
+        exact = QRectF(self.image_rect.left() + token * width, self.image_rect.top() + channel * height,
+                       width, height * count)
+        grown = QRectF(exact)
+        grown.setWidth(max(width, least))
+        grown.setHeight(max(height * count, least))
+        grown.moveCenter(exact.center())
+        return grown
 
     def cell_at(self, point: QPointF) -> tuple[int, int] | None:
         """The (token, channel) under a point in the node's coordinates, or None."""
@@ -159,7 +165,7 @@ class StripNode(NodeBase):
 
     def cell_centre(self, token: int, channel: int) -> QPointF:
         """A cell's centre in scene coordinates (for tests and for framing)."""
-        return self.mapToScene(self._cell_rect(token, channel, 1).center())
+        return self.mapToScene(self._cell_rect(token, channel, 1, least=0.0).center())
 
     def text_items(self) -> list[QGraphicsSimpleTextItem]:
         return super().text_items() + [self.shape_text, self.range_text]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from PySide6.QtCore import QCoreApplication, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
@@ -33,6 +34,21 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("DataflowScene", text)
 
 
+@lru_cache(maxsize=4096)
+def _line_height(text: str, which: str) -> float:
+    probe = QFont()
+    probe.fromString(which)
+    item = QGraphicsSimpleTextItem(text)
+    item.setFont(probe)
+    return item.boundingRect().height()
+
+
+def line_height(text: str, which: QFont) -> float:
+    """How tall a line of `text` is drawn: Chinese falls back to a CJK font whose lines are taller
+    than the Latin font's (24 against 19 px at 16 px), so boxes are measured on their own text."""
+    return max(_line_height(text, which.toString()), _line_height("Ag", which.toString()))
+
+
 def font(pixels: float, bold: bool = False) -> QFont:
     result = QFont()
     result.setPixelSize(max(1, round(pixels)))
@@ -56,7 +72,6 @@ class Geometry:
     col_gap: float
     stack_gap: float
     stack_gap_edge: float
-    token_h: float
     band_header: float
     band_pad: float
     lane: float
@@ -68,16 +83,16 @@ class Geometry:
         number, title = font(NUMBER_PX * zoom), font(TITLE_PX * zoom, bold=True)
         token, header, label = font(TOKEN_PX * zoom), font(HEADER_PX * zoom), font(LABEL_PX * zoom)
         digits = QFontMetricsF(number)
-        # A cell holds "−0.00" and the shortest exponent form at full size (see compact_number).
-        cell_w = math.ceil(max(digits.horizontalAdvance(f"{MINUS}0.00"), digits.horizontalAdvance(f"{MINUS}8e8"))
+        # A cell holds "−0.00" and the shortest exponent form of any value the engine can reach
+        # (|v| < 1e100: "−8e88") at full size (see compact_number).
+        cell_w = math.ceil(max(digits.horizontalAdvance(f"{MINUS}0.00"), digits.horizontalAdvance(f"{MINUS}8e88"))
                            + 3 * zoom)
         cell_h = math.ceil(digits.height() + 2 * zoom)
         label_h = QFontMetricsF(label).height()
         return cls(zoom, number, title, token, header, label, cell_w=cell_w, cell_h=cell_h,
-                   title_h=math.ceil(QFontMetricsF(title).height() + 3 * zoom), pad=2 * zoom,
+                   title_h=math.ceil(line_height("Ag", title) + 3 * zoom), pad=2 * zoom,
                    col_gap=30 * zoom, stack_gap=8 * zoom, stack_gap_edge=math.ceil(label_h + 8 * zoom),
-                   token_h=math.ceil(QFontMetricsF(token).height() + 7 * zoom),
-                   band_header=math.ceil(QFontMetricsF(header).height() + 5 * zoom), band_pad=6 * zoom,
+                   band_header=math.ceil(line_height("词Ag", header) + 3 * zoom), band_pad=6 * zoom,
                    lane=14 * zoom, strip_w=math.ceil(1.75 * (cell_w + 4 * zoom)),
                    caption_h=math.ceil(digits.height() + 2 * zoom))
 
@@ -87,6 +102,14 @@ class Geometry:
 
     def text_w(self, text: str, which: QFont) -> float:
         return QFontMetricsF(which).horizontalAdvance(text)
+
+    def title_line_h(self, line: str) -> float:
+        return math.ceil(line_height(line, self.title) + 3 * self.zoom)
+
+    def token_box_h(self, tokens) -> float:
+        """The height of a token's box: its tallest text (Chinese or not) and a margin."""
+        return math.ceil(max([line_height(t, self.token) for t in tokens] + [line_height("Ag", self.token)])
+                         + 4 * self.zoom)
 
     def label_size(self, text: str) -> tuple[float, float]:
         """The box of an edge's shape label."""
