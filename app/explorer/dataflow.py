@@ -10,8 +10,8 @@ dataflow_scene (keeping the drawing up to date), dataflow_items / _strip / _rout
 dataflow_style (sizes from the zoom, colours from the theme), dataflow_export (PNG, SVG).
 
 The view fills the space it is given: Fit enlarges as well as shrinks, a lesson step that
-highlights nodes frames them, and text never goes below MIN_TEXT_PX × the interface zoom on
-screen (below that the view scrolls instead of shrinking further).
+highlights nodes frames them, and text never goes below min_text_px(interface zoom) on screen
+(10 px at 100 %, 16 px at 150 %: the view scrolls instead of shrinking further).
 
 Public API for other panels (presentation mode, the File menu):
 - `fit_to_window()` (the whole block, or the nodes a lesson step highlights), `show_whole_block()`,
@@ -37,7 +37,7 @@ from app.explorer.dataflow_export import export_scene
 from app.explorer.dataflow_items import NodeBase
 from app.explorer.dataflow_menu import context_menu
 from app.explorer.dataflow_scene import DataflowScene
-from app.explorer.dataflow_style import MIN_TEXT_PX, STRIP_DECIMALS  # noqa: F401  (STRIP_DECIMALS: tests import it here)
+from app.explorer.dataflow_style import STRIP_DECIMALS, min_text_px  # noqa: F401  (STRIP_DECIMALS: tests import it here)
 from app.session import Change, Session
 from app.widgets.appearance import appearance
 
@@ -164,8 +164,8 @@ class DataflowView(QGraphicsView):
         self._apply_framing()
 
     def min_scale(self) -> float:
-        """The smallest scale Fit uses: numbers at MIN_TEXT_PX × the interface zoom on screen."""
-        return MIN_TEXT_PX * appearance().zoom / self.flow.geometry.number.pixelSize()
+        """The smallest scale Fit uses: numbers at min_text_px(the interface zoom) on screen."""
+        return min_text_px(appearance().zoom) / self.flow.geometry.number.pixelSize()
 
     def readable_size(self, px: float = 16.0) -> QSize:
         """The viewport size at which the whole block fits with its numbers `px` tall on screen."""
@@ -196,8 +196,13 @@ class DataflowView(QGraphicsView):
         scale = max(min(scale, MAX_SCALE), self.min_scale())
         self.setTransform(QTransform.fromScale(scale, scale))
         if self._framing is None and (scene.width() * scale > width or scene.height() * scale > height):
-            # Too big to show whole at a readable size: start where the reader starts, top left.
-            self.centerOn(QPointF(scene.left() + width / scale / 2, scene.top() + height / scale / 2))
+            # Too big to show whole at a readable size: start where the reader starts, at the
+            # top left (along an axis that does not fit; centred along one that does).
+            self.centerOn(scene.center())
+            for bar, fits in ((self.horizontalScrollBar(), scene.width() * scale <= width),
+                              (self.verticalScrollBar(), scene.height() * scale <= height)):
+                if not fits:
+                    bar.setValue(bar.minimum())
         else:
             self.centerOn(target.center())
 

@@ -43,6 +43,20 @@ def node_width(title: str, body_w: float, geometry: Geometry) -> float:
     return max(body_w + 2 * geometry.pad, widest + 4 * geometry.zoom)
 
 
+def cell_mark(parent: QGraphicsItem, rect: QRectF, geometry: Geometry, palette: Palette) -> QGraphicsRectItem:
+    """The outline of a highlighted cell: a dark line on an amber halo, visible on any tint."""
+    z = geometry.zoom
+    mark = QGraphicsRectItem(rect.adjusted(1.5 * z, 1.5 * z, -1.5 * z, -1.5 * z), parent)
+    mark.setPen(QPen(palette.ink, 2 * z))
+    mark.setBrush(Qt.NoBrush)
+    mark.setZValue(3)
+    halo = QGraphicsRectItem(mark.rect(), mark)
+    halo.setFlag(QGraphicsItem.ItemStacksBehindParent)
+    halo.setPen(QPen(palette.glow, 5 * z))
+    halo.setBrush(Qt.NoBrush)
+    return mark
+
+
 class NodeBase(Rounded):
     """One hook: a title, a body below it, a selection outline, a lesson glow and marks for
     highlighted cells (the body's business)."""
@@ -133,10 +147,7 @@ class NumberNode(NodeBase):
             text.setFont(geometry.number)
             text.setBrush(palette.ink)
             self.texts.append(text)
-            mark = QGraphicsRectItem(cell.rect().adjusted(1, 1, -1, -1), self)
-            mark.setPen(QPen(palette.glow.darker(130), 3 * geometry.zoom))
-            mark.setBrush(Qt.NoBrush)
-            mark.setZValue(1)
+            mark = cell_mark(self, cell.rect(), geometry, palette)
             mark.setVisible(False)
             self.marks.append(mark)
 

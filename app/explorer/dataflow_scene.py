@@ -11,6 +11,7 @@ or a scenario is loaded, afterwards only widened when a value goes past it.
 """
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QObject, QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem, QToolTip
 
@@ -28,6 +29,12 @@ from app.widgets.appearance import appearance
 from core.numbers import format_exact
 
 MODES = ("auto", "numbers", "strips")
+
+
+def _limit_for(array: np.ndarray) -> float:
+    """style.limit_for, without its masking pass when every value is finite (the usual case)."""
+    peak = max(float(array.max()), -float(array.min())) if array.size else 0.0     # no |array| copy
+    return style.nice_limit(peak) if np.isfinite(peak) else style.limit_for(array)
 
 
 class DataflowScene(QGraphicsScene):
@@ -49,6 +56,7 @@ class DataflowScene(QGraphicsScene):
         self._highlight: set[str] | None = None
         self._cells: dict[str, set[tuple[int, ...]]] = {}
         self._spot: str | None = None
+        self._selected: tuple = ()                # (hook, token, head) the selection marks show
         self.geometry = Geometry.at(1.0)
         self.palette = Palette.of(appearance())
 
@@ -163,7 +171,8 @@ class DataflowScene(QGraphicsScene):
             self.rebuild()                    # a title no longer fits its node
             rebuilt = True
         self._refresh_values(check_limits=True)
-        self._refresh_selection()
+        if rebuilt or self._selection_key() != self._selected:
+            self._refresh_selection()
         return rebuilt
 
     def sync_selection(self) -> None:
@@ -235,7 +244,7 @@ class DataflowScene(QGraphicsScene):
             # before: its node is skipped unless the token, head or limit it shows changed.
             fresh = drawn is None or drawn[0] is not array
             if (check_limits and fresh) or hook not in limits:
-                needed = style.limit_for(array)
+                needed = _limit_for(array)
                 if needed > limits.get(hook, 0.0):
                     limits[hook] = needed
             limit = limits[hook]
@@ -243,13 +252,17 @@ class DataflowScene(QGraphicsScene):
             if isinstance(node, StripNode):
                 if fresh or drawn[2] != shown_head or drawn[3] != limit:
                     node.set_image(array[shown_head] if array.ndim == 3 else array, limit)
-                if fresh or drawn[1] != token:
+                if drawn is None or drawn[1] != token:
                     node.set_token(token)
             elif fresh or drawn[1:] != (token, shown_head, limit):
                 node.set_values(array[shown_head, token] if array.ndim == 3 else array[token], limit)
             self._drawn[hook] = (array, token, shown_head, limit)
 
+    def _selection_key(self) -> tuple:
+        return self.session.selected_hook, self._token(), self._head()
+
     def _refresh_selection(self) -> None:
+        self._selected = self._selection_key()
         selected, head = self.session.selected_hook, self._head()
         for hook, node in self.layout.nodes.items():
             node.set_selected(hook == selected)

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QImage, QPen, QPixmap, QTransform
 from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsSimpleTextItem
 
-from app.explorer.dataflow_items import NodeBase, node_width
+from app.explorer.dataflow_items import NodeBase, cell_mark, node_width
 from app.explorer.dataflow_style import (NUMBERS_MAX, STRIP_CELLS, Geometry, Palette, centered_text,
                                          exponent_text, place_text)
 from app.widgets import style
@@ -28,26 +28,47 @@ _LUT = np.array([0xFF000000 | (int(r) << 16) | (int(g) << 8) | int(b) for r, g, 
 
 
 def _pooled(values: np.ndarray, axis: int) -> np.ndarray:
-    """Fewer than MAX_PIXELS along `axis`: each bin keeps its value of largest magnitude."""
+    """At most MAX_PIXELS along `axis` (0 or 1 of a 2-D array): each bin of k neighbours keeps its
+    value of largest magnitude (the last bin may be shorter)."""
     size = values.shape[axis]
     if size <= MAX_PIXELS:
         return values
-    starts = np.linspace(0, size, MAX_PIXELS, endpoint=False).astype(np.intp)
-    high = np.maximum.reduceat(values, starts, axis=axis)
-    low = np.minimum.reduceat(values, starts, axis=axis)
+    values = values if axis == 1 else values.T
+    k = -(-size // MAX_PIXELS)                     # cells per bin
+    whole = size // k * k
+    # k strided slices, not a reduction over a short last axis (much slower in NumPy)
+    high, low = values[:, 0:whole:k].copy(), values[:, 0:whole:k].copy()
+    for j in range(1, k):
+        np.maximum(high, values[:, j:whole:k], out=high)
+        np.minimum(low, values[:, j:whole:k], out=low)
+    if whole < size:
+        high = np.concatenate([high, values[:, whole:].max(axis=1, keepdims=True)], axis=1)
+        low = np.concatenate([low, values[:, whole:].min(axis=1, keepdims=True)], axis=1)
+    pooled = np.where(high >= -low, high, low)
+    return pooled if axis == 1 else pooled.T
+
+
+def _pooled_to_one(values: np.ndarray) -> np.ndarray:
+    """A T×k block as one channel (T×1): each token's value of largest magnitude, as _pooled."""
+    high, low = values.max(axis=1, keepdims=True), values.min(axis=1, keepdims=True)
     return np.where(high >= -low, high, low)
 
 
 def heat_pixels(values: np.ndarray, limit: float, undefined: int) -> np.ndarray:
     """ARGB32 pixels (channels × tokens) of a T×C array on the diverging map over ±limit;
     non-finite cells (masked scores) in the `undefined` colour."""
-    grid = _pooled(_pooled(np.asarray(values, dtype=np.float64).T, 0), 1)
-    position = np.nan_to_num((grid / limit + 1.0) * 127.5, nan=0.0, posinf=255.0, neginf=0.0)
-    pixels = _LUT[np.clip(position, 0, 255).astype(np.uint8)]
-    finite = np.isfinite(grid)
-    if not finite.all():
-        pixels = np.where(finite, pixels, np.uint32(undefined))
-    return np.ascontiguousarray(pixels)
+    # Pool along the contiguous channel axis first (fast), transpose only the small result.
+    grid = _pooled(_pooled(np.asarray(values, dtype=np.float64), 1), 0).T
+    position = grid * (127.5 / limit) + 127.5
+    finite = np.isfinite(position)
+    whole = finite.all()
+    if not whole:
+        position[~finite] = 0.0
+    np.clip(position, 0.0, 255.0, out=position)
+    pixels = _LUT[position.astype(np.uint8)]
+    if not whole:
+        pixels[~finite] = np.uint32(undefined)
+    return pixels
 
 
 def range_text(limit: float) -> str:
@@ -98,14 +119,21 @@ class StripNode(NodeBase):
         self._marks: list[QGraphicsRectItem] = []
         self._marked: tuple = ()
         self.pixels: np.ndarray | None = None      # the ARGB32 pixels shown (channels × tokens)
+        self._values: np.ndarray | None = None     # the array they show, and on which limit
+        self._limit = 0.0
 
     def body_width(self) -> float:
         return self._body_w
 
     # --- values --------------------------------------------------------------------------
     def set_image(self, values: np.ndarray, limit: float) -> None:
-        """Recolour the heatmap from a T×C array on ±limit (in place: the same pixmap item)."""
-        self.pixels = heat_pixels(values, limit, self._undefined)
+        """Recolour the heatmap from a T×C array on ±limit (in place: the same pixmap item). When
+        only a few channels changed since the last call (an edit of one hidden unit's weights
+        changes one column of a 3,072-wide tensor), only their rows of pixels are recomputed."""
+        values = np.asarray(values, dtype=np.float64)
+        if not self._recolour_changed(values, limit):
+            self.pixels = heat_pixels(values, limit, self._undefined)
+        self._values, self._limit = values, limit
         rows, columns = self.pixels.shape
         data = self.pixels.tobytes()             # alive until the pixmap has copied it
         self.pixmap.setPixmap(QPixmap.fromImage(QImage(data, columns, rows, 4 * columns, QImage.Format_ARGB32)))
@@ -115,6 +143,24 @@ class StripNode(NodeBase):
         if self.range_text.text() != label:
             self.range_text.setText(label)
             place_text(self.range_text, self.range_rect)
+
+    def _recolour_changed(self, values: np.ndarray, limit: float) -> bool:
+        """Recompute only the pixel rows of the channels that changed; False if it cannot (first
+        image, new limit or shape, many changes, or a pooled token axis)."""
+        previous = self._values
+        if (previous is None or previous.shape != values.shape or limit != self._limit
+                or values.shape[0] > MAX_PIXELS):
+            return False
+        changed = np.flatnonzero((values != previous).any(axis=0))
+        k = max(1, -(-values.shape[1] // MAX_PIXELS))         # channels per pixel row, as _pooled
+        rows = np.unique(changed // k)
+        if rows.size > max(1, self.pixels.shape[0] // 16):
+            return False
+        pixels = self.pixels.copy()
+        for row in rows:
+            pixels[row] = heat_pixels(_pooled_to_one(values[:, row * k:(row + 1) * k]), limit, self._undefined)[0]
+        self.pixels = pixels
+        return True
 
     def set_token(self, token: int) -> None:
         """Outline the selected token's column of cells."""
@@ -132,11 +178,9 @@ class StripNode(NodeBase):
                 mark.scene().removeItem(mark)
         self._marks = []
         for token, channel in key:
-            mark = QGraphicsRectItem(self._cell_rect(token, channel, 1).adjusted(-1.5, -1.5, 1.5, 1.5), self)
-            mark.setPen(QPen(self.palette.glow.darker(130), 3 * self.geometry.zoom))
-            mark.setBrush(Qt.NoBrush)
-            mark.setZValue(3)
-            self._marks.append(mark)
+            grown = 4 * self.geometry.zoom
+            self._marks.append(cell_mark(self, self._cell_rect(token, channel, 1).adjusted(-grown, -grown, grown, grown),
+                                         self.geometry, self.palette))
 
     def marked(self) -> list[tuple[int, int]]:
         return list(self._marked)

@@ -21,12 +21,18 @@ STRIP_DECIMALS = 2           # a node is a glance; the inspector shows all six d
 NUMBERS_MAX = 8              # up to this many channels (and tokens) a node shows numbers: see DataflowScene
 FORCED_NUMBERS_MAX = 64      # even when forced, wider nodes stay heatmaps (64 × a cell is already 1,300 px)
 STRIP_CELLS = 4              # a heatmap is as tall as four number cells (the lesson block's d = 4 nodes)
-MIN_TEXT_PX = 11.0           # the view never shrinks numbers below this × zoom on screen; it scrolls instead
 READABLE_PX = 16.0           # what "readable from the back row" means (issue 9)
 DIMMED = 0.2                 # opacity of what a highlight or a spotlight does not point at
 
 # Base font sizes, in pixels at zoom 1.
 NUMBER_PX, TITLE_PX, TOKEN_PX, HEADER_PX, LABEL_PX = 16, 16, 16, 16, 12
+
+
+def min_text_px(zoom: float) -> float:
+    """The smallest the view draws numbers, on screen, at an interface zoom; it scrolls rather than
+    shrink further. 10 px at 100 % (a 1280×800 laptop shows the lesson block whole), 16 px at 150 %
+    (readable from the back row), 12 px more per 100 % after that."""
+    return 12.0 * zoom - 2.0
 
 
 def tr(text: str) -> str:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from app import i18n
-from app.explorer.dataflow_style import MIN_TEXT_PX, NUMBER_PX, READABLE_PX, compact_number, exponent_text
+from app.explorer.dataflow_style import NUMBER_PX, READABLE_PX, compact_number, exponent_text, min_text_px
 from app.widgets.appearance import DARK, LIGHT, appearance
 from core.formats.lesson import list_lessons, load_lesson
 from core.formats.scenario import load_scenario
@@ -78,11 +78,14 @@ def test_text_is_16_px_at_1920x1080_with_150_percent_zoom(qtbot, look, language)
 
 
 def test_text_never_shrinks_below_the_floor_it_scrolls_instead(qtbot, look):
+    assert (min_text_px(1.0), min_text_px(1.5)) == (10.0, 16.0)
     session, view = make_view(qtbot, size=(400, 250))
-    assert view.smallest_text_px() >= MIN_TEXT_PX - 0.01
+    assert view.smallest_text_px() >= min_text_px(1.0) - 0.01
     assert view.horizontalScrollBar().maximum() > 0        # the rest is a drag or a scroll away
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert shown.contains(view.token_rect(0)) and shown.intersects(view.node_rect("hook_resid_pre"))   # top left
     look.set_zoom(2.0)                                     # the floor follows the interface zoom
-    assert view.smallest_text_px() >= 2 * MIN_TEXT_PX - 0.01
+    assert view.smallest_text_px() >= min_text_px(2.0) - 0.01
     view.close()
 
 
