@@ -231,3 +231,25 @@ def token_link_path(layout: Layout, token: int):
         return None
     rect = item.mapRectToScene(item.rect())
     return s_curve(QPointF(rect.right(), rect.center().y()), QPointF(x_node.pos().x(), x_node.port_y()))
+
+
+def layout_text_boxes(layout: Layout, scene_rect: QRectF) -> list[tuple[str, QGraphicsSimpleTextItem, QRectF]]:
+    """Every text of a layout, with its kind and the box it must stay inside (scene coordinates):
+    node texts in their node (values in their cell), tokens and head numbers in their boxes,
+    shape labels in theirs, band captions in their band."""
+    boxes = []
+    for node in layout.nodes.values():
+        rect = node.mapRectToScene(node.rect())
+        boxes += [("title", item, rect) for item in node.title_lines]
+        if isinstance(node, NumberNode):
+            boxes += [("number", text, text.parentItem().mapRectToScene(text.parentItem().rect()))
+                      for text in node.texts]
+        else:
+            boxes += [("caption", node.shape_text, rect), ("caption", node.range_text, rect)]
+    boxes += [("token", t.text, t.mapRectToScene(t.rect())) for t in layout.tokens]
+    boxes += [("head", c.text, c.mapRectToScene(c.rect())) for c in layout.heads]
+    boxes += [("band", caption, band.mapRectToScene(band.rect())) for band, caption, _ in layout.bands]
+    boxes += [("label", e.label, e.label_rect()) for e in layout.edges if e.label is not None]
+    if layout.token_header is not None:
+        boxes.append(("band", layout.token_header, scene_rect))
+    return boxes

@@ -16,8 +16,8 @@ from PySide6.QtCore import QObject, QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem, QToolTip
 
 from app.explorer.dataflow_items import EdgeItem, HeadChip, NodeBase, NumberNode, TokenItem
-from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, shape_text, token_caption,
-                                          token_link_path, token_window)
+from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, layout_text_boxes, shape_text,
+                                          token_caption, token_link_path, token_window)
 from app.explorer.dataflow_plan import Q
 from app.explorer.dataflow_strip import StripNode
 from app.explorer.dataflow_style import (DIMMED, FORCED_NUMBERS_MAX, NUMBERS_MAX, Geometry, Palette, place_text,
@@ -188,6 +188,11 @@ class DataflowScene(QGraphicsScene):
             return True
         for band, caption, row in self.layout.bands:
             caption.setText(band_caption(row))
+            if row == "attention":             # the head chips follow their caption
+                x = caption.pos().x() + caption.boundingRect().width() + 8 * self.geometry.zoom
+                for chip in self.layout.heads:
+                    chip.setX(x)
+                    x += chip.rect().width() + 4 * self.geometry.zoom
         self._refresh_token_list()
         return False
 
@@ -359,26 +364,8 @@ class DataflowScene(QGraphicsScene):
 
     # --- for checks ----------------------------------------------------------------------------
     def text_boxes(self) -> list[tuple[str, QGraphicsSimpleTextItem, QRectF]]:
-        """Every text drawn, with its kind and the box it must stay inside (scene coordinates):
-        node texts in their node, tokens and head numbers in their boxes, shape labels in theirs,
-        band captions in their band."""
-        boxes = []
-        for node in self.layout.nodes.values():
-            rect = node.mapRectToScene(node.rect())
-            for item in node.title_lines:
-                boxes.append(("title", item, rect))
-            if isinstance(node, NumberNode):
-                boxes += [("number", text, text.parentItem().mapRectToScene(text.parentItem().rect()))
-                          for text in node.texts]
-            else:
-                boxes += [("caption", node.shape_text, rect), ("caption", node.range_text, rect)]
-        boxes += [("token", t.text, t.mapRectToScene(t.rect())) for t in self.layout.tokens]
-        boxes += [("head", c.text, c.mapRectToScene(c.rect())) for c in self.layout.heads]
-        boxes += [("band", caption, band.mapRectToScene(band.rect())) for band, caption, _ in self.layout.bands]
-        boxes += [("label", e.label, e.label_rect()) for e in self.layout.edges if e.label is not None]
-        if self.layout.token_header is not None:
-            boxes.append(("band", self.layout.token_header, self.sceneRect()))
-        return boxes
+        """Every text drawn, its kind and the box it must stay inside (see layout_text_boxes)."""
+        return layout_text_boxes(self.layout, self.sceneRect())
 
     def edge_items(self) -> list[EdgeItem]:
         return list(self.layout.edges)

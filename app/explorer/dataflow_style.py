@@ -18,7 +18,12 @@ from app.widgets.appearance import Appearance
 from core.numbers import MINUS, format_number
 
 STRIP_DECIMALS = 2           # a node is a glance; the inspector shows all six decimals
-NUMBERS_MAX = 8              # up to this many channels (and tokens) a node shows numbers: see DataflowScene
+# Up to NUMBERS_MAX channels, and NUMBERS_MAX tokens, a node shows numbers (DataflowScene._strips):
+# eight cells are 170 px at zoom 1, about a heatmap node's height, so number and heatmap nodes
+# keep the diagram's proportions side by side; eight tokens fit beside the input node; and past
+# eight tokens a column of one token's numbers hides what a heatmap shows at a glance (how the
+# tokens differ). Every lesson block is within it (d ≤ 4, d_ff ≤ 6, 5 tokens).
+NUMBERS_MAX = 8
 FORCED_NUMBERS_MAX = 64      # even when forced, wider nodes stay heatmaps (64 × a cell is already 1,300 px)
 STRIP_CELLS = 4              # a heatmap is as tall as four number cells (the lesson block's d = 4 nodes)
 READABLE_PX = 16.0           # what "readable from the back row" means (issue 9)

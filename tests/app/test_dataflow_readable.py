@@ -225,3 +225,16 @@ def test_switching_language_keeps_the_text_inside(qtbot):
     settle(lambda: view.node_title("attn.hook_attn_scores") == "scores")
     assert text_problems(view) == [] and overlap_problems(view) == []
     view.close()
+
+
+def test_a_caption_retranslated_in_place_moves_its_head_chips(qtbot, monkeypatch):
+    import app.explorer.dataflow_scene as scene_module
+    session, view = make_view(qtbot)
+    chips = [id(chip) for chip in view.flow.layout.heads]
+    original = scene_module.band_caption
+    monkeypatch.setattr(scene_module, "band_caption",
+                        lambda row: "a much longer caption for this band · head" if row == "attention" else original(row))
+    assert view.flow.retranslate() is False                   # titles unchanged: nothing rebuilt
+    assert [id(chip) for chip in view.flow.layout.heads] == chips
+    assert overlap_problems(view) == [] and text_problems(view) == []
+    view.close()

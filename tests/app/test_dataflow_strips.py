@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QEvent
+from PySide6.QtGui import QAction, QHelpEvent
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from app.explorer.dataflow_strip import StripNode, heat_pixels
 from app.explorer.dataflow_style import NUMBERS_MAX
@@ -79,6 +81,11 @@ def test_hovering_a_heatmap_names_the_cell(qtbot, d64):
     value = session.trace["mlp.hook_post"][3, 10]
     assert tip.startswith("mlp.hook_post")
     assert "token 4 “t3”" in tip and "channel 11" in tip and format_exact(value) in tip
+    # what the pointer shows: Qt's tooltip event on the viewport
+    pos = view.mapFromScene(node.cell_centre(3, 10))
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.ToolTip, pos, view.viewport().mapToGlobal(pos)))
+    assert QToolTip.text() == tip
+    QToolTip.hideText()
     session.select(head=2)
     q = view.node_item("attn.hook_q")
     tip = view.flow.tooltip_at(q.cell_centre(5, 7))
