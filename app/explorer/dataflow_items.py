@@ -135,7 +135,7 @@ class NumberNode(NodeBase):
         super().__init__(hook, title, width, size * geometry.cell_h, geometry, palette, tooltip)
         self.cells: list[QGraphicsRectItem] = []
         self.texts: list[QGraphicsSimpleTextItem] = []
-        self.marks: list[QGraphicsRectItem] = []
+        self.marks: list[QGraphicsRectItem | None] = [None] * size      # made when first needed
         self._metrics = QFontMetricsF(geometry.number)
         self._room = geometry.cell_w - 3 * geometry.zoom
         for i in range(size):
@@ -147,9 +147,6 @@ class NumberNode(NodeBase):
             text.setFont(geometry.number)
             text.setBrush(palette.ink)
             self.texts.append(text)
-            mark = cell_mark(self, cell.rect(), geometry, palette)
-            mark.setVisible(False)
-            self.marks.append(mark)
 
     def body_width(self) -> float:
         return self._body_w
@@ -172,11 +169,13 @@ class NumberNode(NodeBase):
         """Outline these cells (a lesson's highlighted cells of the token shown)."""
         for i, mark in enumerate(self.marks):
             on = i in channels
-            if mark.isVisible() != on:
+            if mark is None and on:
+                mark = self.marks[i] = cell_mark(self, self.cells[i].rect(), self.geometry, self.palette)
+            if mark is not None and mark.isVisible() != on:
                 mark.setVisible(on)
 
     def marked(self) -> list[int]:
-        return [i for i, mark in enumerate(self.marks) if mark.isVisible()]
+        return [i for i, mark in enumerate(self.marks) if mark is not None and mark.isVisible()]
 
     def channel_at(self, point: QPointF) -> int | None:
         """The channel under a point in the node's coordinates, or None."""

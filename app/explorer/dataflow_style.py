@@ -204,6 +204,8 @@ def compact_number(value: float, room: float, metrics: QFontMetricsF, decimals: 
     (2, then 1, then 0), then an exponent (1.2e5). Very large values never shrink the text; the
     exact value is in the node's tooltip and the inspector."""
     value = float(value)
+    if -9.995 < value < 9.995 and decimals == STRIP_DECIMALS:
+        return format_number(value, decimals)          # a cell is sized for "−0.00": no need to measure
     candidates = [format_number(value, d) for d in range(decimals, -1, -1)]
     if math.isfinite(value) and value != 0 and abs(value) >= 10:
         candidates += [exponent_text(value, d) for d in (2, 1, 0)]
