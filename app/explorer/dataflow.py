@@ -37,7 +37,7 @@ from app.explorer.dataflow_export import export_scene
 from app.explorer.dataflow_items import NodeBase
 from app.explorer.dataflow_menu import context_menu
 from app.explorer.dataflow_scene import DataflowScene
-from app.explorer.dataflow_style import STRIP_DECIMALS, min_text_px  # noqa: F401  (STRIP_DECIMALS: tests import it here)
+from app.explorer.dataflow_style import STRIP_DECIMALS, min_text_px  # noqa: F401  (tests import STRIP_DECIMALS here)
 from app.session import Change, Session
 from app.widgets.appearance import appearance
 

@@ -158,7 +158,8 @@ class StripNode(NodeBase):
             return False
         pixels = self.pixels.copy()
         for row in rows:
-            pixels[row] = heat_pixels(_pooled_to_one(values[:, row * k:(row + 1) * k]), limit, self._undefined)[0]
+            block = values[:, row * k:(row + 1) * k]
+            pixels[row] = heat_pixels(_pooled_to_one(block), limit, self._undefined)[0]
         self.pixels = pixels
         return True
 

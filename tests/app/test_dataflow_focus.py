@@ -68,7 +68,8 @@ def test_r45_step_5_outlines_the_cells_it_talks_about(qtbot):
     for hook in ("hook_resid_mid", "mlp.hook_post", "hook_resid_post"):
         assert view.flow.marked_cells(hook) == [2, 3], hook
         node = view.node_item(hook)
-        assert [mark is not None and mark.isVisible() for mark in node.marks] == [i in (2, 3) for i in range(len(node.marks))]
+        shown = [mark is not None and mark.isVisible() for mark in node.marks]
+        assert shown == [i in (2, 3) for i in range(len(node.marks))]
         assert visible(view, view.node_rect(hook))
     assert view.flow.marked_cells("mlp.hook_pre") == []
     # the same cells in heatmaps
