@@ -178,10 +178,10 @@ class StripNode(NodeBase):
             if mark.scene() is not None:
                 mark.scene().removeItem(mark)
         self._marks = []
+        grown = 4 * self.geometry.zoom
         for token, channel in key:
-            grown = 4 * self.geometry.zoom
-            self._marks.append(cell_mark(self, self._cell_rect(token, channel, 1).adjusted(-grown, -grown, grown, grown),
-                                         self.geometry, self.palette))
+            rect = self._cell_rect(token, channel, 1).adjusted(-grown, -grown, grown, grown)
+            self._marks.append(cell_mark(self, rect, self.geometry, self.palette))
 
     def marked(self) -> list[tuple[int, int]]:
         return list(self._marked)
