@@ -134,9 +134,6 @@ class DataflowScene(QGraphicsScene):
     def forget_limits(self) -> None:
         self._limits.clear()
 
-    def forget_layout(self) -> None:
-        self._look = None
-
     # --- bringing the drawing up to date -----------------------------------------------------
     def _strips(self) -> frozenset[str]:
         """The hooks drawn as heatmaps: automatically those wider than NUMBERS_MAX channels, and
