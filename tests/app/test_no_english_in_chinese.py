@@ -43,8 +43,14 @@ ALLOWED = {
     "NaN", "ms", "px", "pt", "MiB",
     # authors a caption cites by name; keys as printed on the keyboard
     "Vaswani", "Shazeer", "Shift", "Ctrl", "Alt", "Enter", "Esc", "Space",
+    # the generations lab: models, methods and authors by name, and the terms the seed's Chinese
+    # writes in Latin letters (warmup, zero-centered, sigmoid)
+    "AdamW", "AttnRes", "BatchNorm", "Dauphin", "DeepSeek", "GLU", "Hinton", "Kimi", "Kiros", "LLM", "Llama",
+    "MoE", "OLMo", "OpenAI", "Post-LN", "Pre-LN", "Pre-RMSNorm", "QK-Clip", "QK-Norm", "QKV", "Qiu", "Qwen",
+    "Radford", "ResNet", "Sennrich", "SiTU-GLU", "Zhang", "gpt-oss", "mHC", "sigmoid", "warmup", "zero-centered",
 }
-PHRASES = ("Block Lab", "GPT-2 small")   # names: the product, a model
+PHRASES = ("Block Lab", "GPT-2 small",    # names: the product, a model
+           "weight decay", "Gated Residual", "Gated MLA", "He 等", "Ba 等", "Ba、")
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.'’\-]*")
 
 

@@ -1,0 +1,244 @@
+"""The table part: the seed's map of the block's generations, one card per cell.
+
+Columns 2017 original → 2026 divergence, rows FFN, residual, normalization, gating. Each card
+holds our text, the number the generation was stuck at and its sources (core.labs.generations
+.table()). Clicking a card (or Enter / Space on it) chooses it: the panel loads that
+generation's preset into the Session and the details below name every figure's source and the
+demonstration that reproduces it."""
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent, QMouseEvent
+from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from app.labs.generations.common import (HEADING_PT, Part, breakable, part_heading, scroll_page, short_source,
+                                         source_text, text_of)
+from app.widgets.appearance import appearance
+from core.labs import generations as core
+
+MIN_COLUMN_PX = 118         # at 100 %: five columns fit the lab's room on a 1024-pixel screen
+CARD_PT = 10                # the cards' text: 13.3 px at 100 %, 16 px in presentation mode
+
+
+class CellCard(QFrame):
+    """One cell of the table: what the generation did, where it got stuck, its sources."""
+
+    activated = Signal(str, str)            # row id, column id
+
+    def __init__(self, part: Part, cell: core.Cell):
+        super().__init__()
+        self.cell = cell
+        self.setObjectName(f"genCell_{cell.row}_{cell.column}")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        if cell.preset or cell.demonstration:
+            self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.text = part.label(f"genCellText_{cell.row}_{cell.column}", CARD_PT)
+        self.stuck = part.label(f"genCellStuck_{cell.row}_{cell.column}", CARD_PT, rich=True)
+        self.sources = part.label(f"genCellSources_{cell.row}_{cell.column}", CARD_PT, muted=True)
+        self.opens = part.label(f"genCellOpens_{cell.row}_{cell.column}", CARD_PT, muted=True)
+        for label in (self.text, self.stuck, self.sources, self.opens):
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)   # clicks reach the card
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 5, 6, 5)
+        layout.setSpacing(4)
+        for label in (self.text, self.stuck, self.sources, self.opens):
+            layout.addWidget(label)
+        layout.addStretch(1)
+        self.selected = self.loaded = False
+        self.set_state(False, False)
+
+    def retranslate(self) -> None:
+        cell = self.cell
+        self.text.setText(breakable(text_of(cell.text)))
+        self.stuck.setVisible(cell.stuck_at is not None)
+        if cell.stuck_at is not None:
+            self.stuck.setText("<b>" + html.escape(self.tr("Stuck at:")) + "</b> "
+                               + html.escape(breakable(text_of(cell.stuck_at))))
+        self.sources.setVisible(bool(cell.sources))
+        self.sources.setText(breakable(self.tr("Source: %1").replace(
+            "%1", "; ".join(short_source(k) for k in cell.sources))))
+        if cell.preset and cell.demonstration:
+            opens = self.tr("▸ Click: this block in the explorer, and a demonstration")
+        elif cell.preset:
+            opens = self.tr("▸ Click: this block in the explorer")
+        elif cell.demonstration:
+            opens = self.tr("▸ Click: a demonstration")
+        else:
+            opens = ""
+        self.opens.setText(opens)
+        self.opens.setVisible(bool(opens))
+
+    def set_state(self, selected: bool, loaded: bool) -> None:
+        self.selected, self.loaded = selected, loaded
+        colours = appearance().colours
+        border = f"3px solid {colours.accent}" if selected else f"1px solid {colours.muted}"
+        background = colours.panel if loaded else colours.background
+        self.setStyleSheet(f"QFrame#{self.objectName()} {{ border: {border}; border-radius: 6px; "
+                           f"background: {background}; }}")
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.setFocus(Qt.FocusReason.MouseFocusReason)
+            self.activated.emit(self.cell.row, self.cell.column)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.activated.emit(self.cell.row, self.cell.column)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class GenerationsTablePart(Part):
+    """The table of generations, and the chosen cell's figures, sources and demonstration."""
+
+    cellChosen = Signal(str, str)           # row id, column id: the panel loads the preset
+    demonstrationRequested = Signal(str)    # a part name
+    diagramRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("genTablePart", parent)
+        self.heading = self.label("genTableHeading", HEADING_PT, bold=True)
+        self.intro = self.label("genTableIntro")
+        self.cards: dict[tuple[str, str], CellCard] = {}
+        self.column_heads: dict[str, QLabel] = {}
+        self.column_marks: dict[str, QLabel] = {}
+        self.row_heads: dict[str, QLabel] = {}
+        self.loaded_generation: str | None = None
+        self.chosen: tuple[str, str] | None = None
+
+        grid_widget = QWidget()
+        grid_widget.setObjectName("genTableGrid")
+        grid = QGridLayout(grid_widget)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(6)
+        for c, column in enumerate(core.columns(), start=1):
+            head = self.label(f"genColumn_{column.id}", CARD_PT, bold=True)
+            mark = self.label(f"genColumnLoaded_{column.id}", CARD_PT)
+            box = QVBoxLayout()
+            box.setSpacing(2)
+            box.addWidget(head)
+            box.addWidget(mark)
+            grid.addLayout(box, 0, c)
+            grid.setColumnStretch(c, 1)
+            grid.setColumnMinimumWidth(c, appearance().pixels(MIN_COLUMN_PX))
+            self.column_heads[column.id], self.column_marks[column.id] = head, mark
+        # Each row's title spans the five columns above its cards: no column of row titles to pay for.
+        positions = {column.id: c for c, column in enumerate(core.columns(), start=1)}
+        rows = {row.id: 2 * r + 1 for r, row in enumerate(core.rows())}
+        for row in core.rows():
+            head = self.label(f"genRow_{row.id}", bold=True)
+            grid.addWidget(head, rows[row.id], 1, 1, len(positions))
+            self.row_heads[row.id] = head
+        for cell in core.table():
+            card = CellCard(self, cell)
+            card.activated.connect(self.choose)
+            grid.addWidget(card, rows[cell.row] + 1, positions[cell.column])
+            self.cards[(cell.row, cell.column)] = card
+        self.grid = grid
+        self.scroll = scroll_page(grid_widget, "genTableScroll")
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+
+        self.details = self.label("genTableDetails", rich=True)
+        self.demonstration = self.button("genTableDemonstration")
+        self.demonstration.clicked.connect(self._demonstration_clicked)
+        self.diagram = self.button("genTableDiagram")
+        self.diagram.clicked.connect(self.diagramRequested)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.demonstration)
+        buttons.addWidget(self.diagram)
+        buttons.addStretch(1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.intro)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.details)
+        layout.addLayout(buttons)
+        self.retranslate()
+
+    # --- choosing -------------------------------------------------------------------------
+    def choose(self, row: str, column: str) -> None:
+        """A cell was clicked: mark it, describe it, and let the panel load its preset."""
+        self.chosen = (row, column)
+        self._mark()
+        self._describe()
+        self.cellChosen.emit(row, column)
+
+    def set_loaded(self, generation: str | None) -> None:
+        """Which generation's block the explorer shows (None: a block of the learner's own)."""
+        if generation != self.loaded_generation:
+            self.loaded_generation = generation
+            self._mark()
+            self._mark_columns()
+
+    def _mark(self) -> None:
+        for (row, column), card in self.cards.items():
+            selected, loaded = (row, column) == self.chosen, column == self.loaded_generation
+            if (card.selected, card.loaded) != (selected, loaded):
+                card.set_state(selected, loaded)
+
+    def _mark_columns(self) -> None:
+        for column, mark in self.column_marks.items():
+            mark.setText(self.tr("● in the explorer") if column == self.loaded_generation else "")
+            mark.setVisible(column == self.loaded_generation)
+
+    def _demonstration_clicked(self) -> None:
+        if self.chosen is not None:
+            demonstration = core.cell(*self.chosen).demonstration
+            if demonstration:
+                self.demonstrationRequested.emit(demonstration)
+
+    def _describe(self) -> None:
+        if self.chosen is None:
+            self.details.setText(self.tr("Click a cell: its generation's block opens in the explorer, "
+                                         "and here you see where each of its numbers comes from."))
+            self.demonstration.hide()
+            return
+        cell = core.cell(*self.chosen)
+        column = next(c for c in core.columns() if c.id == cell.column)
+        row = next(r for r in core.rows() if r.id == cell.row)
+        lines = [f"<b>{text_of(row.title)} · {column.years} {text_of(column.title)}</b>"]
+        for figure in cell.figures:
+            line = self.tr("%1: %2").replace("%1", figure.shown).replace("%2", short_source(figure.source))
+            if figure.computed_by:
+                line += self.tr(" — reproduced in “%1”").replace("%1", part_heading(figure.computed_by))
+            lines.append(line)
+        sources = [source_text(key) for key in cell.sources if key not in {f.source for f in cell.figures}]
+        lines += [self.tr("Source: %1").replace("%1", text) for text in sources]
+        if cell.preset is None:
+            lines.append(self.tr("Our block has no switch for this one: nothing to load."))
+        self.details.setText("<br>".join(lines))
+        self.demonstration.setVisible(cell.demonstration is not None)
+        if cell.demonstration:
+            self.demonstration.setText(self.tr("Show: %1").replace("%1", part_heading(cell.demonstration)))
+
+    # --- language and appearance ------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.heading.setText(part_heading("table"))
+        self.intro.setText(self.tr("Each generation was forced by a real number from the one before. "
+                                   "Read left to right; click a cell to load that generation's block."))
+        for column in core.columns():
+            self.column_heads[column.id].setText(f"{column.years}\n{breakable(text_of(column.title))}")
+        for row in core.rows():
+            self.row_heads[row.id].setText(text_of(row.title))
+        for card in self.cards.values():
+            card.retranslate()
+        self.diagram.setText(self.tr("Show the block diagram above"))
+        self._mark_columns()
+        self._describe()
+
+    def restyle(self) -> None:
+        for c in range(1, len(core.columns()) + 1):
+            self.grid.setColumnMinimumWidth(c, appearance().pixels(MIN_COLUMN_PX))
+        for card in self.cards.values():
+            card.set_state(card.selected, card.loaded)
+        accent = appearance().colours.accent
+        for mark in self.column_marks.values():
+            mark.setStyleSheet(f"color: {accent};")
