@@ -61,7 +61,8 @@ def test_the_table_shows_every_cell_with_its_stuck_at_number_and_source(qtbot):
         part.demonstration.click()
     assert requested.args == ["attention_sink"]
     part.set_loaded("llama")
-    assert part.column_marks["llama"].isVisible() and not part.column_marks["gpt2"].isVisible()
+    assert part.column_head("llama").endswith("● in the explorer") and "●" not in part.column_head("gpt2")
+    assert part.column_head("original").startswith("2017\nThe original")
     card = part.cards[("ffn", "gpt2")]
     card.setFocus()
     with qtbot.waitSignal(part.cellChosen) as chosen:
@@ -288,6 +289,7 @@ def test_every_part_comes_forward_and_the_tabs_fit(panel, qtbot):
         panel.set_focus(part)
         assert panel.current_part() == part and panel.part(part).isVisible()
     assert not any(button.isVisible() for button in panel.tabs.tabBar().findChildren(QToolButton))
+    assert panel.minimumSizeHint().width() < 400          # never what makes the window wider than the screen
     with qtbot.waitSignal(panel.residual.worker.finished, timeout=60_000):
         panel.set_focus("residual_growth")
     panel.set_focus("placement")                   # leaving a running part's tab is fine
@@ -327,3 +329,37 @@ def test_the_lesson_in_the_window(blocklab_open, qtbot):
     assert window.dataflow.parentWidget() is window._left                   # no diagram asked for
     assert "3,688,704" in window.lesson_bar.caption.text()
     assert isinstance(lab.find(QLabel, "genParametersTotal"), QLabel)
+
+
+# --- every word has its Chinese ---------------------------------------------------------------------
+def lab_sources() -> dict[str, set[str]]:
+    """Every string the lab's package hands to tr(): self.tr("…") under its class's name,
+    QT_TRANSLATE_NOOP(context, "…") and tr(context, "…") under theirs."""
+    import ast
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "app" / "labs" / "generations").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]:
+            for node in ast.walk(scope):
+                if not isinstance(node, ast.Call) or not node.args:
+                    continue
+                name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+                texts = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                if name == "tr" and isinstance(node.func, ast.Attribute) and isinstance(scope, ast.ClassDef) \
+                        and len(texts) == 1 and len(node.args) == 1:
+                    found.setdefault(scope.name, set()).add(texts[0])
+                elif name in ("QT_TRANSLATE_NOOP", "tr") and len(node.args) == 2 and len(texts) == 2:
+                    found.setdefault(texts[0], set()).add(texts[1])
+    return found
+
+
+def test_every_string_of_the_lab_and_every_source_has_chinese():
+    import json
+    zh = json.loads((ROOT / "resources" / "i18n" / "zh" / "generations.json").read_text(encoding="utf-8"))
+    missing = [(context, text) for context, texts in lab_sources().items() for text in texts
+               if context != "GenerationsLanguage" and not zh.get(context, {}).get(text)]
+    missing += [("GenerationsSources", text) for text in core.SOURCES.values()
+                if not zh["GenerationsSources"].get(text)]
+    assert missing == []
+    assert zh["GenerationsLanguage"] == {"en": "zh"} and zh["Labs"]["The block across generations"]
+    assert len(lab_sources()["GenerationsPanel"]) >= 20

@@ -154,7 +154,19 @@ class Part(QWidget):
         self.sized(label, base, bold)
         if muted:
             self._muted.append(label)
+        if wrap:
+            label.installEventFilter(self)      # its wrapped height becomes its minimum: see eventFilter
         return label
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        """A wrapped label asks for the height its text needs at its width: layouts do not pass
+        height-for-width on to a scroll area's page, which would squeeze the label instead of
+        growing and scrolling."""
+        if event.type() == QEvent.Type.Resize and isinstance(watched, QLabel) and watched.wordWrap():
+            needed = watched.heightForWidth(watched.width())
+            if needed > 0 and needed != watched.minimumHeight():
+                watched.setMinimumHeight(needed)
+        return False
 
     def sized(self, widget: QWidget, base: float = TEXT_PT, bold: bool = False) -> QWidget:
         """Keep `widget`'s font at `base` points × the interface zoom."""
@@ -342,7 +354,7 @@ GENERATION_BUTTONS = {
     "original": QT_TRANSLATE_NOOP("GenerationsPanel", "2017\noriginal"),
     "gpt2": QT_TRANSLATE_NOOP("GenerationsPanel", "2019\nGPT-2"),
     "llama": QT_TRANSLATE_NOOP("GenerationsPanel", "2020–23\nLlama-style"),
-    "anchor": QT_TRANSLATE_NOOP("GenerationsPanel", "2025–26\nanchor model"),
+    "anchor": QT_TRANSLATE_NOOP("GenerationsPanel", "2025–26\nanchor"),
     "divergence": QT_TRANSLATE_NOOP("GenerationsPanel", "2026\ndivergence"),
 }
 

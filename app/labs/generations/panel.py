@@ -4,7 +4,7 @@ parameter calculator, one tab per part. Every number shown comes from core.labs.
 core.params or the Session's trace."""
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.labs.base import LabPanel
@@ -47,7 +47,11 @@ class GenerationsPanel(LabPanel):
         widgets = (self.table, self.preset, self.compare, self.residual, self.placement, self.overflow, self.sink,
                    self.gain, self.parameters)
         self.tabs.setObjectName("generationsTabs")
-        self.tabs.setUsesScrollButtons(False)
+        # Nine short tab titles fit the lab's room on a 1024-pixel screen; narrower (a zoom, the block
+        # options beside the lab) they scroll rather than widen the window: the work area is as
+        # wide as its widest page's minimum, shown or not.
+        self.tabs.setUsesScrollButtons(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         for part, widget in zip(self.lab.parts, widgets):
             # The table scrolls inside itself (its details stay in view); the rest scroll as pages.
             self.add_part(part, widget, widget if part == "table" else scroll_page(widget, f"genScroll_{part}"))

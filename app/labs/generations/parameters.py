@@ -252,9 +252,11 @@ class ParametersPart(Part):
             texts = (name, f"{example.d_model:,} → {example.d_ff:,}",
                      f"{format_number(width_ratio(example.d_model, example.d_ff), 4, trim=True)} d", short_source(example.source))
             for column, text in enumerate(texts):
-                item = self.widths.item(row, column) or QTableWidgetItem()
+                item = self.widths.item(row, column)
+                if item is None:
+                    item = QTableWidgetItem()
+                    self.widths.setItem(row, column, item)
                 item.setText(text)
-                self.widths.setItem(row, column, item)
         self._fit(self.widths)
 
     @staticmethod

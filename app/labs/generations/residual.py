@@ -60,7 +60,7 @@ class ResidualGrowthPart(Part):
 
         self.view = PlotView("genResidualPlot", 300)
         self.plot_item = self.plot(self.view)
-        self.legend(self.plot_item, offset=(10, 10))
+        self.legend(self.plot_item, offset=(-10, -50))
         self.expected_curve = self.plot_item.plot([], [], pen=pg.mkPen(BLUE, width=2, style=pg.QtCore.Qt.DashLine))
         self.measured_curve = self.plot_item.plot([], [], pen=None, symbol="o", symbolSize=5, symbolBrush=BLUE,
                                                   symbolPen=None)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent, QMouseEvent
+import shiboken6
+
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QTextDocumentFragment
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.labs.generations.common import (HEADING_PT, Part, breakable, part_heading, scroll_page, short_source,
@@ -94,6 +96,28 @@ class CellCard(QFrame):
         super().keyPressEvent(event)
 
 
+class ColumnHeads(QWidget):
+    """The column titles, kept above the scrolling cards and lined up with their columns: each
+    title is placed over its column's cells whenever the cards are laid out or scrolled."""
+
+    def __init__(self, labels: list[QLabel]):
+        super().__init__()
+        self.setObjectName("genTableColumnHeads")
+        self.labels = labels
+        for label in labels:
+            label.setParent(self)
+
+    def place(self, spans: list[tuple[int, int]]) -> None:
+        """spans: each column's (x, width) in this widget's coordinates."""
+        height = 0
+        for label, (x, width) in zip(self.labels, spans):
+            needed = label.heightForWidth(width) if label.wordWrap() else label.sizeHint().height()
+            label.setGeometry(x, 0, width, needed)
+            height = max(height, needed)
+        if self.minimumHeight() != height:
+            self.setFixedHeight(height)
+
+
 class GenerationsTablePart(Part):
     """The table of generations, and the chosen cell's figures, sources and demonstration."""
 
@@ -104,36 +128,27 @@ class GenerationsTablePart(Part):
     def __init__(self, parent: QWidget | None = None):
         super().__init__("genTablePart", parent)
         self.heading = self.label("genTableHeading", HEADING_PT, bold=True)
-        self.intro = self.label("genTableIntro")
         self.cards: dict[tuple[str, str], CellCard] = {}
-        self.column_heads: dict[str, QLabel] = {}
-        self.column_marks: dict[str, QLabel] = {}
+        self.column_heads: dict[str, QLabel] = {c.id: self.label(f"genColumn_{c.id}", CARD_PT, rich=True)
+                                                for c in core.columns()}
         self.row_heads: dict[str, QLabel] = {}
         self.loaded_generation: str | None = None
         self.chosen: tuple[str, str] | None = None
 
-        grid_widget = QWidget()
-        grid_widget.setObjectName("genTableGrid")
-        grid = QGridLayout(grid_widget)
+        self.grid_widget = QWidget()
+        self.grid_widget.setObjectName("genTableGrid")
+        grid = QGridLayout(self.grid_widget)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(6)
-        for c, column in enumerate(core.columns(), start=1):
-            head = self.label(f"genColumn_{column.id}", CARD_PT, bold=True)
-            mark = self.label(f"genColumnLoaded_{column.id}", CARD_PT)
-            box = QVBoxLayout()
-            box.setSpacing(2)
-            box.addWidget(head)
-            box.addWidget(mark)
-            grid.addLayout(box, 0, c)
+        # Each row's title spans the five columns above its cards: no column of row titles to pay for.
+        positions = {column.id: c for c, column in enumerate(core.columns())}
+        rows = {row.id: 2 * r for r, row in enumerate(core.rows())}
+        for c in positions.values():
             grid.setColumnStretch(c, 1)
             grid.setColumnMinimumWidth(c, appearance().pixels(MIN_COLUMN_PX))
-            self.column_heads[column.id], self.column_marks[column.id] = head, mark
-        # Each row's title spans the five columns above its cards: no column of row titles to pay for.
-        positions = {column.id: c for c, column in enumerate(core.columns(), start=1)}
-        rows = {row.id: 2 * r + 1 for r, row in enumerate(core.rows())}
         for row in core.rows():
             head = self.label(f"genRow_{row.id}", bold=True)
-            grid.addWidget(head, rows[row.id], 1, 1, len(positions))
+            grid.addWidget(head, rows[row.id], 0, 1, len(positions))
             self.row_heads[row.id] = head
         for cell in core.table():
             card = CellCard(self, cell)
@@ -141,8 +156,15 @@ class GenerationsTablePart(Part):
             grid.addWidget(card, rows[cell.row] + 1, positions[cell.column])
             self.cards[(cell.row, cell.column)] = card
         self.grid = grid
-        self.scroll = scroll_page(grid_widget, "genTableScroll")
+        self.scroll = scroll_page(self.grid_widget, "genTableScroll")
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.heads = ColumnHeads(list(self.column_heads.values()))
+        self._heads_timer = QTimer(self)           # a child: it dies with the part, never fires after
+        self._heads_timer.setSingleShot(True)
+        self._heads_timer.setInterval(0)
+        self._heads_timer.timeout.connect(self.place_heads)
+        self.grid_widget.installEventFilter(self)
+        self.scroll.horizontalScrollBar().valueChanged.connect(lambda _value: self._schedule_heads())
 
         self.details = self.label("genTableDetails", rich=True)
         self.demonstration = self.button("genTableDemonstration")
@@ -157,11 +179,32 @@ class GenerationsTablePart(Part):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.heading)
-        layout.addWidget(self.intro)
+        layout.addWidget(self.heads)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.details)
         layout.addLayout(buttons)
         self.retranslate()
+
+    # --- the column titles follow the cards ---------------------------------------------------
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.grid_widget and event.type() in (QEvent.Type.Resize, QEvent.Type.Move,
+                                                             QEvent.Type.LayoutRequest):
+            self._schedule_heads()
+        return super().eventFilter(watched, event)
+
+    def _schedule_heads(self) -> None:
+        if shiboken6.isValid(self._heads_timer):        # not while the part is being taken down
+            self._heads_timer.start()
+
+    def place_heads(self) -> None:
+        """Each column title over its column of cards (after a layout, a resize or a scroll)."""
+        self.grid.activate()
+        origin = self.heads.mapTo(self, QPoint(0, 0)).x()
+        spans = []
+        for c in range(len(self.column_heads)):
+            cell = self.grid.cellRect(1, c)
+            spans.append((self.grid_widget.mapTo(self, QPoint(cell.x(), 0)).x() - origin, cell.width()))
+        self.heads.place(spans)
 
     # --- choosing -------------------------------------------------------------------------
     def choose(self, row: str, column: str) -> None:
@@ -185,9 +228,17 @@ class GenerationsTablePart(Part):
                 card.set_state(selected, loaded)
 
     def _mark_columns(self) -> None:
-        for column, mark in self.column_marks.items():
-            mark.setText(self.tr("● in the explorer") if column == self.loaded_generation else "")
-            mark.setVisible(column == self.loaded_generation)
+        accent = appearance().colours.accent
+        for column in core.columns():
+            text = f"<b>{column.years}<br>{html.escape(breakable(text_of(column.title)))}</b>"
+            if column.id == self.loaded_generation:
+                text += f"<br><span style='color: {accent};'>{html.escape(self.tr('● in the explorer'))}</span>"
+            self.column_heads[column.id].setText(text)
+        self._schedule_heads()
+
+    def column_head(self, column: str) -> str:
+        """A column's title as shown (plain text)."""
+        return QTextDocumentFragment.fromHtml(self.column_heads[column].text()).toPlainText()
 
     def _demonstration_clicked(self) -> None:
         if self.chosen is not None:
@@ -222,10 +273,6 @@ class GenerationsTablePart(Part):
     # --- language and appearance ------------------------------------------------------------
     def retranslate(self) -> None:
         self.heading.setText(part_heading("table"))
-        self.intro.setText(self.tr("Each generation was forced by a real number from the one before. "
-                                   "Read left to right; click a cell to load that generation's block."))
-        for column in core.columns():
-            self.column_heads[column.id].setText(f"{column.years}\n{breakable(text_of(column.title))}")
         for row in core.rows():
             self.row_heads[row.id].setText(text_of(row.title))
         for card in self.cards.values():
@@ -235,10 +282,7 @@ class GenerationsTablePart(Part):
         self._describe()
 
     def restyle(self) -> None:
-        for c in range(1, len(core.columns()) + 1):
+        for c in range(len(core.columns())):
             self.grid.setColumnMinimumWidth(c, appearance().pixels(MIN_COLUMN_PX))
         for card in self.cards.values():
             card.set_state(card.selected, card.loaded)
-        accent = appearance().colours.accent
-        for mark in self.column_marks.values():
-            mark.setStyleSheet(f"color: {accent};")
