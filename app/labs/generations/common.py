@@ -210,7 +210,18 @@ class Part(QWidget):
             plot.setLabel(side, text, **style)
 
     def plot_title(self, plot: pg.PlotItem, text: str) -> None:
-        plot.setTitle(text, size=css_size(TEXT_PT), color=appearance().colours.foreground)
+        """Set a title only when its words, size or colour change (each setTitle lays the plot out)."""
+        key = (text, css_size(TEXT_PT), appearance().colours.foreground)
+        if getattr(plot, "_generations_title", None) != key:
+            plot._generations_title = key
+            plot.setTitle(text, size=key[1], color=key[2])
+
+    @staticmethod
+    def set_ticks(axis: pg.AxisItem, ticks: list[tuple[float, str]]) -> None:
+        """Set an axis's ticks only when they change (each setTicks lays the axis out)."""
+        if getattr(axis, "_generations_ticks", None) != ticks:
+            axis._generations_ticks = ticks
+            axis.setTicks([ticks])
 
     # following the appearance
     def _style_plot(self, plot: pg.PlotItem) -> None:

@@ -170,18 +170,17 @@ class GenerationsComparePart(Part):
         for image, plot, matrix in zip(self.maps, self.map_plots, shown):
             if matrix is None:
                 image.setImage(np.full((1, 1), np.nan), levels=(-limit, limit))
-                plot.getAxis("left").setTicks([[]])
-                plot.getAxis("bottom").setTicks([[]])
+                self.set_ticks(plot.getAxis("left"), [])
+                self.set_ticks(plot.getAxis("bottom"), [])
                 continue
             image.setImage(np.where(np.isfinite(matrix), matrix, np.nan), levels=(-limit, limit))
             rows, columns = matrix.shape
             row_names = list(tokens) if rows == len(tokens) else [str(i + 1) for i in range(rows)]
             column_names = list(tokens) if "pattern" in self.hook or "scores" in self.hook else \
                 [str(j + 1) for j in range(columns)]
-            plot.getAxis("left").setTicks([[(i + 0.5, name) for i, name in enumerate(row_names)]])
-            plot.getAxis("bottom").setTicks([[(j + 0.5, name) for j, name in enumerate(column_names)]
-                                             if columns <= 16 else [(j + 0.5, name) for j, name in
-                                                                    enumerate(column_names) if j % 4 == 0]])
+            self.set_ticks(plot.getAxis("left"), [(i + 0.5, name) for i, name in enumerate(row_names)])
+            self.set_ticks(plot.getAxis("bottom"), [(j + 0.5, name) for j, name in enumerate(column_names)
+                                                    if columns <= 16 or j % 4 == 0])
         a, b = self.pair()
         titles = (self.tr("A: %1").replace("%1", self._name(a)), self.tr("B: %1").replace("%1", self._name(b)),
                   self.tr("A − B"))
