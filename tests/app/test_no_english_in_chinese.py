@@ -36,9 +36,9 @@ ALLOWED = {
     "ReLU", "GELU", "SiLU", "SwiGLU", "GEGLU", "LayerNorm", "RMSNorm", "LN", "FFN", "MSE", "softmax", "Softmax",
     "Transformer", "token", "post-norm", "pre-norm",
     # math functions and symbols inside formulas
-    "exp", "max", "min", "tanh", "erf", "id", "rms",
-    # the short hook names used as variables in formulas (mlp.hook_pre → pre)
-    "pre", "post", "gate",
+    "exp", "max", "min", "tanh", "erf", "id", "rms", "int",
+    # the short hook names used as variables in formulas (mlp.hook_pre → pre; W_up's value → up)
+    "pre", "post", "gate", "up",
     # numbers and units
     "NaN", "ms", "px", "pt", "MiB",
     # authors a caption cites by name; keys as printed on the keyboard

@@ -163,9 +163,10 @@ class Part(QWidget):
         height-for-width on to a scroll area's page, which would squeeze the label instead of
         growing and scrolling."""
         if event.type() == QEvent.Type.Resize and isinstance(watched, QLabel) and watched.wordWrap():
+            before = watched.minimumHeight()
+            watched.setMinimumHeight(0)         # QLabel's height-for-width never goes below its minimum
             needed = watched.heightForWidth(watched.width())
-            if needed > 0 and needed != watched.minimumHeight():
-                watched.setMinimumHeight(needed)
+            watched.setMinimumHeight(max(needed, 0) if needed != -1 else before)
         return False
 
     def sized(self, widget: QWidget, base: float = TEXT_PT, bold: bool = False) -> QWidget:
