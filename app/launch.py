@@ -182,6 +182,8 @@ def run_gui(file: Path, language: str | None, present: bool = False, zoom: int |
     window.show()
     if present:
         window.presentation.enter()
+    from PySide6.QtCore import QTimer
+    QTimer.singleShot(0, window.document.start)     # once the window is up: offer work a crash left behind
     return app.exec()
 
 

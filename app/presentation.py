@@ -46,7 +46,7 @@ KEYS = (
 def numbered_nodes(view) -> list[str]:
     """The diagram's nodes in the order of the numbers it shows: the view's `numbered_nodes()`
     when it has one, else the order of its nodes."""
-    numbering = getattr(view, "numbered_nodes", None)
+    numbering = getattr(view, "node_order", None)
     if callable(numbering):
         return list(numbering())
     names = getattr(view, "node_names", None)
@@ -193,6 +193,7 @@ class PresentationController(QObject):
             bar.hide()
         window.lesson_bar.set_presenting(True)
         appearance().set_presenting(True)
+        window.dataflow.set_click_spotlight(True)         # a click on a node spotlights it
         self._show_step_panels()
         if full_screen:
             window.showFullScreen()                # on the screen the window is on
@@ -209,6 +210,7 @@ class PresentationController(QObject):
         self.active = False
         window.lesson_bar.set_presenting(False)
         appearance().set_presenting(False)
+        window.dataflow.set_click_spotlight(False)
         for widget, hidden in saved.hidden.items():
             widget.setHidden(hidden)
         for splitter, children, state in saved.splitters:
@@ -301,6 +303,8 @@ class PresentationController(QObject):
         hooks = numbered_nodes(view)
         if 1 <= number <= len(hooks):
             spotlight(hooks[number - 1])
+        else:
+            spotlight(None)
 
     # --- zoom and theme ------------------------------------------------------------------------
     def zoom_in(self) -> None:

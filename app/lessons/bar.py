@@ -76,6 +76,7 @@ class LessonBar(QWidget):
         self.answer.setWordWrap(True)
 
         top = QHBoxLayout()
+        self._top = top
         top.addWidget(self.picker, 2)
         top.addWidget(self.steps, 3)
         top.addWidget(self.counter)
@@ -145,6 +146,11 @@ class LessonBar(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.LanguageChange:
             self._retranslate_presentation()
+
+    def add_trailing(self, widget: QWidget) -> None:
+        """Put a widget at the end of the bar's top row (the window's toolbar lives here, so it
+        costs no row of its own on a 768-pixel projector)."""
+        self._top.addWidget(widget)
 
     # --- reacting ---------------------------------------------------------------------------
     def show_open_lesson(self) -> None:

@@ -41,6 +41,8 @@ ALLOWED = {
     "pre", "post", "gate", "up",
     # numbers and units
     "NaN", "ms", "px", "pt", "MiB",
+    # file formats and the library a script uses, named as a Chinese text names them
+    "PNG", "SVG", "CSV", "npy", "npz", "NumPy", "Python",
     # authors a caption cites by name; keys as printed on the keyboard
     "Vaswani", "Shazeer", "Shift", "Ctrl", "Alt", "Enter", "Esc", "Space",
     # the generations lab: models, methods and authors by name, and the terms the seed's Chinese

@@ -94,11 +94,10 @@ def test_a_step_that_names_editing_panels_shows_them_in_presentation_mode(blockl
 def test_step_keys_blank_and_spotlight_in_presentation_mode(blocklab_open):
     lab, window = _window(blocklab_open)
     presentation, lessons = window.presentation, window.lessons
-    spotlit = []
-    window.dataflow.spotlight = spotlit.append                       # the dataflow's API, stubbed
-    window.dataflow.numbered_nodes = lambda: ["hook_resid_pre", "mlp.hook_pre", "mlp.hook_post"]
+    view = window.dataflow
+    numbered = view.node_order()
     QTest.keyClick(window, Qt.Key_2)
-    assert spotlit == []                                             # outside presentation: nothing
+    assert view.spotlighted() is None                                # outside presentation: nothing
     QTest.keyClick(window, Qt.Key_F5)
     # A button the teacher clicked a moment ago does not swallow the clicker's keys.
     window.lesson_bar.reset.setFocus()
@@ -117,25 +116,20 @@ def test_step_keys_blank_and_spotlight_in_presentation_mode(blocklab_open):
     QTest.keyClick(window, Qt.Key_B)
     QTest.keyClick(window, Qt.Key_PageDown)
     assert not presentation.blanked and lessons.index == 1
-    # Number keys spotlight the k-th numbered node, 0 clears, a number past the last does nothing.
-    for key in (Qt.Key_2, Qt.Key_1, Qt.Key_9, Qt.Key_0):
-        QTest.keyClick(window, key)
-    assert spotlit == ["mlp.hook_pre", "hook_resid_pre", None]
+    # Number keys spotlight the k-th numbered node of the real diagram, 0 clears.
+    numbered = view.node_order()
+    QTest.keyClick(window, Qt.Key_2)
+    assert view.spotlighted() == numbered[1]
+    QTest.keyClick(window, Qt.Key_1)
+    assert view.spotlighted() == numbered[0]
+    QTest.keyClick(window, Qt.Key_0)
+    assert view.spotlighted() is None
     # Esc leaves a blanked screen too.
     QTest.keyClick(window, Qt.Key_B)
     QTest.keyClick(window, Qt.Key_Escape)
     assert not presentation.active and not presentation.blanked and not presentation.blank_screen.isVisible()
     QTest.keyClick(window, Qt.Key_B)
     assert not presentation.blanked                                  # B is a letter outside presentation
-
-
-def test_spotlight_keys_do_nothing_on_a_diagram_without_spotlight(blocklab_open):
-    lab, window = _window(blocklab_open)
-    window.presentation.enter(full_screen=False)
-    if hasattr(window.dataflow, "spotlight"):
-        pytest.skip("the dataflow view has its spotlight: tested with the real one in test_dataflow")
-    QTest.keyClick(window, Qt.Key_1)                                 # no error, no step
-    assert window.lessons.index == 0
 
 
 def test_interface_zoom_keys_scale_the_text_and_persist_in_settings(blocklab_open):
