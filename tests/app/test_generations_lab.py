@@ -101,6 +101,15 @@ def test_the_preset_part_flips_generations_and_shows_every_generations_output(pa
     assert not any(button.isChecked() for button in preset.buttons.values())
 
 
+def test_the_preset_part_fits_the_lab_column_of_a_1024_window(qtbot, session):
+    from app.labs.generations.preset import GenerationPresetPart
+    part = show(qtbot, GenerationPresetPart(session), 660, 400)     # the lab's width at 1024×768
+    part.refresh()
+    assert part.minimumSizeHint().width() <= 660
+    part.layout().activate()
+    assert part.compare.geometry().right() < 660 and part.outputs.geometry().right() < 660
+
+
 # --- side by side ---------------------------------------------------------------------------------
 def test_side_by_side_lists_the_common_hooks_and_their_difference(qtbot, session):
     from app.labs.generations.compare import GenerationsComparePart
@@ -151,6 +160,15 @@ def test_the_worker_reports_progress_results_cancels_and_failures(qtbot, qapp):
         worker.start(lambda progress: "the newer run")                           # replaces the older
     settle(lambda: not worker.is_running())
     assert results == ["the newer run"]
+
+
+def test_settle_waits_for_the_slow_demonstration_before_a_screenshot(qtbot, qapp):
+    from app.labs.generations import worker as workers
+    from app.labs.generations.residual import ResidualGrowthPart
+    part = show(qtbot, ResidualGrowthPart(), 900, 700)
+    part.ensure_run()
+    assert workers.settle(qapp)
+    assert not part.worker.is_running() and 64 in part.results and "After 128 writes" in part.result.text()
 
 
 def test_residual_growth_runs_off_the_gui_thread_and_draws_the_seeds_numbers(qtbot):

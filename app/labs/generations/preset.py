@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QPu
 
 from app.labs.generations.common import TEXT_PT, Part, generation_name, generation_of, preset_trace, text_of
 from app.widgets import labels
+from app.widgets.flow_layout import FlowLayout
 from app.widgets.style import limit_for, text_colour_on, tint
 from core.labs import generations as core
 from core.numbers import format_number, format_short
@@ -54,10 +55,9 @@ class GenerationPresetPart(Part):
         self.diagram.clicked.connect(self.diagramRequested)
         self.compare = self.button("genPresetCompare")
         self.compare.clicked.connect(self.compareRequested)
-        actions = QHBoxLayout()
+        actions = FlowLayout()              # wraps: the two buttons never widen the page
         actions.addWidget(self.diagram)
         actions.addWidget(self.compare)
-        actions.addStretch(1)
 
         about = QVBoxLayout()
         about.addWidget(self.title)

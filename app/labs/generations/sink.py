@@ -49,7 +49,8 @@ class AttentionSinkPart(Part):
             plot.setYRange(0, top, padding=0)
             plot.addItem(pg.InfiniteLine(pos=s.uniform_output_norm, angle=0,
                                          pen=pg.mkPen("#888888", width=1, style=Qt.DotLine)))
-        self.legend(self.share_plot, offset=(10, 10))
+        # Bottom right: the share curve starts low on the left and runs along the top on the right.
+        self.legend(self.share_plot, offset=(-10, -30))
         self.reported_text = self.label("genSinkReported")
         self.silence = self.button("genSinkSilence")
         self.silence.clicked.connect(self.silenceRequested)

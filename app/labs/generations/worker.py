@@ -17,7 +17,7 @@ import atexit
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QElapsedTimer, QObject, Qt, QThread, Signal, Slot
 
 Progress = Callable[[float], bool]
 
@@ -115,6 +115,23 @@ class Worker(QObject):
             self.cancelled.emit()
         else:
             self.finished.emit(result)
+
+
+def settle(app, milliseconds: int = 60_000) -> bool:
+    """Wait until no run is going and every result has been shown (a screenshot shows the finished
+    demonstration, not its progress bar). False if runs were still going after `milliseconds`."""
+    timer = QElapsedTimer()
+    timer.start()
+    while True:
+        app.processEvents()
+        runs = list(_RUNNING)
+        if not runs:
+            app.processEvents()                 # the last result's signals, queued to the GUI thread
+            return True
+        left = milliseconds - timer.elapsed()
+        if left <= 0:
+            return False
+        runs[0].wait(min(int(left), 100))
 
 
 def _stop(run: _Run | None) -> None:
