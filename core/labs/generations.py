@@ -759,3 +759,23 @@ def parameter_breakdown(shape: ModelShape = PROJECT_BASELINE) -> ParameterBreakd
     """Counts per part and the FFN's share, for the calculator (`ModelShape` validates its fields and
     raises ValueError naming the field)."""
     return ParameterBreakdown(shape, count_parameters(shape), ffn_share(shape))
+
+
+@dataclass(frozen=True)
+class ParameterReport:
+    """What the calculator shows for one model: the breakdown, how wide its FFN is in units of
+    d_model, the 8d/3 width Llama's rule would give it, and how it compares with a reference."""
+    breakdown: ParameterBreakdown
+    width_ratio: float | None     # d_ff / d_model (None without an FFN): 17,408 / 5,120 = 3.4
+    gated_width: int              # 8d/3 rounded up to a multiple of 256: 8,192 → 22,016
+    reference_total: int
+    fewer_than_reference: float   # (reference − total) / reference: 0.0042 for 12 attention-only layers
+
+
+def parameter_report(shape: ModelShape, reference: ModelShape = PROJECT_BASELINE) -> ParameterReport:
+    """The calculator's numbers for `shape`, compared with `reference` (the course's own model)."""
+    breakdown = parameter_breakdown(shape)
+    reference_total = count_parameters(reference)["total"]
+    ratio = None if shape.ffn == "none" else shape.d_ff / shape.d_model
+    return ParameterReport(breakdown, ratio, swiglu_width(shape.d_model), reference_total,
+                           (reference_total - breakdown.parts["total"]) / reference_total)

@@ -36,17 +36,23 @@ ALLOWED = {
     "ReLU", "GELU", "SiLU", "SwiGLU", "GEGLU", "LayerNorm", "RMSNorm", "LN", "FFN", "MSE", "softmax", "Softmax",
     "Transformer", "token", "post-norm", "pre-norm",
     # math functions and symbols inside formulas
-    "exp", "max", "min", "tanh", "erf", "id", "rms",
-    # the short hook names used as variables in formulas (mlp.hook_pre → pre)
-    "pre", "post", "gate",
+    "exp", "max", "min", "tanh", "erf", "id", "rms", "int",
+    # the short hook names used as variables in formulas (mlp.hook_pre → pre; W_up's value → up)
+    "pre", "post", "gate", "up",
     # numbers and units
     "NaN", "ms", "px", "pt", "MiB",
     # file formats and the library a script uses, named as a Chinese text names them
     "PNG", "SVG", "CSV", "npy", "npz", "NumPy", "Python",
     # authors a caption cites by name; keys as printed on the keyboard
     "Vaswani", "Shazeer", "Shift", "Ctrl", "Alt", "Enter", "Esc", "Space",
+    # the generations lab: models, methods and authors by name, and the terms the seed's Chinese
+    # writes in Latin letters (warmup, zero-centered, sigmoid)
+    "AdamW", "AttnRes", "BatchNorm", "Dauphin", "DeepSeek", "GLU", "Hinton", "Kimi", "Kiros", "LLM", "Llama",
+    "MoE", "OLMo", "OpenAI", "Post-LN", "Pre-LN", "Pre-RMSNorm", "QK-Clip", "QK-Norm", "QKV", "Qiu", "Qwen",
+    "Radford", "ResNet", "Sennrich", "SiTU-GLU", "Zhang", "gpt-oss", "mHC", "sigmoid", "warmup", "zero-centered",
 }
-PHRASES = ("Block Lab", "GPT-2 small")   # names: the product, a model
+PHRASES = ("Block Lab", "GPT-2 small",    # names: the product, a model
+           "weight decay", "Gated Residual", "Gated MLA", "He 等", "Ba 等", "Ba、")
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.'’\-]*")
 
 
