@@ -246,7 +246,7 @@ def table() -> tuple[Cell, ...]:
                "The gain g starts at 1, yet weight decay keeps pulling it towards 0."),
               (), ("zhang2019",), "llama", "gain_decay"),
         _cell("norm", "anchor",
-              ("zero-centered RMSNorm:乘 1 + w,w 从 0 开始,ε = 1e-6;q 和 k 再各过一次 RMSNorm(QK-Norm)。",
+              ("零中心 RMSNorm:乘 1 + w,w 从 0 开始,ε = 1e-6;q 和 k 再各过一次 RMSNorm(QK-Norm)。",
                "Zero-centred RMSNorm: multiply by 1 + w, w starting at 0, ε = 1e-6; q and k each pass through "
                "an RMSNorm of their own (QK-Norm)."),
               None,
@@ -354,7 +354,7 @@ def generations() -> tuple[Generation, ...]:
         Generation("llama", _text("Llama 式:Pre-RMSNorm、SwiGLU、8d/3", "Llama-style: Pre-RMSNorm, SwiGLU, 8d/3"),
                    _text("RMSNorm 不减均值、没有 β;FFN 变成 SwiGLU,中间宽 int(8·4/3) = 10。",
                          "RMSNorm: no mean, no β; the FFN becomes SwiGLU, hidden width int(8·4/3) = 10.")),
-        Generation("anchor", _text("锚点模型:zero-centered RMSNorm、QK-Norm、输出门",
+        Generation("anchor", _text("锚点模型:零中心 RMSNorm、QK-Norm、输出门",
                                    "Anchor model: zero-centred RMSNorm, QK-Norm, output gate"),
                    _text("增益变成 1 + w(w 从 0 开始),ε = 1e-6;q、k 各过一次 RMSNorm;每个头的 z 乘以 sigmoid 门。",
                          "Gains become 1 + w (w starts at 0), ε = 1e-6; q and k each pass an RMSNorm; each "
