@@ -85,9 +85,6 @@ class Worker(QObject):
         self._relay.progressed.connect(self._on_progress)
         self._relay.done.connect(self._on_done)
         self._relay.failed.connect(self._on_failed)
-        # Going away (parent deleted, application quitting): tell a running job to stop, so
-        # the pool's destructor does not wait for all of it.
-        self.destroyed.connect(self._closing.set)
 
     def start(self, job: Job) -> int:
         """Run `job` off the GUI thread, cancelling the one before; returns its generation."""
@@ -103,6 +100,13 @@ class Worker(QObject):
         self._stop.set()
         self.generation += 1
         self._set_busy(False)
+
+    def close(self) -> None:
+        """Going away: stop the current job and refuse new ones' work (each stops at once). The
+        owner calls this before the worker is deleted, so that the pool's destructor does not
+        wait for a long job to finish."""
+        self._closing.set()
+        self.cancel()
 
     def wait(self, milliseconds: int = -1) -> bool:
         """Block until no job runs (tests, shutdown); True if none is left."""

@@ -100,3 +100,20 @@ def test_an_error_is_reported_not_lost(qtbot, worker):
         worker.start(broken)
     assert blocker.args == ["ValueError: no such cell"]
     assert not worker.busy
+
+
+def test_closing_stops_the_running_job(qtbot, worker):
+    started, release = threading.Event(), threading.Event()
+    told_to_stop: list[bool] = []
+
+    def slow(progress):
+        started.set()
+        release.wait(TIMEOUT_MS / 1000)
+        told_to_stop.append(progress(0.5) is False)
+
+    worker.start(slow)
+    qtbot.waitUntil(started.is_set, timeout=TIMEOUT_MS)
+    worker.close()
+    release.set()
+    assert worker.wait(TIMEOUT_MS)
+    assert told_to_stop == [True] and not worker.busy
