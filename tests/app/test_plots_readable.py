@@ -195,3 +195,17 @@ def test_the_theme_follows_a_change_while_open(qtbot):
     np.testing.assert_array_equal(np.asarray(panel.post_image.image),
                                   panel.session.trace["mlp.hook_post"].astype(np.float32))
     panel.close()
+
+
+def test_in_a_1024_window_the_numbers_win_over_the_colour_bar(qtbot, language):
+    """The room a 1024×768 window gives the plots holds a 5-token head with its numbers only
+    without the colour bar: the numbers are shown (they say what the colours say), every key named."""
+    language("zh")
+    panel = panel_on(qtbot, make_session(), WINDOW_1024)
+    texts = shown(qtbot, panel, "attention")
+    tab = panel.attention_tab
+    cells = [t for t in texts if t.kind == "cell"]
+    assert len(cells) == 25 and not tab.with_bar and not tab.bar.isVisible()
+    keys = [t.text for t in texts if t.kind == "tick" and t.owner is tab.slots[0].plot.getAxis("bottom")]
+    assert keys == list(panel.session.tokens)
+    panel.close()

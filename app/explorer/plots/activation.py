@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.explorer.plots import look
-from app.explorer.plots.common import PlotTab
+from app.explorer.plots.common import FigureView, PlotTab
 from app.widgets.labels import activation_label
 from core.analysis import activate_values, activation_curve, activation_range, value_histogram
 from core.functions import ACTIVATION_FORMULAS
@@ -34,7 +34,7 @@ class ActivationTab(PlotTab):
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(session, "plotsActivationTab", parent)
-        self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics = FigureView(self)
         self.graphics.setObjectName("plotsActivationCurve")
         self.graphics.ci.setContentsMargins(4, 4, 4, 4)
         layout = QVBoxLayout(self)

@@ -20,7 +20,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from app.explorer.plots import look
-from app.explorer.plots.common import HoverTip, PlotTab, cell_texts, message_label
+from app.explorer.plots.common import FigureView, HoverTip, PlotTab, cell_texts, message_label
 from app.explorer.plots.grid import Arrangement, Room, arrange
 from app.explorer.plots.heatmap import CELL_PADDING, MAX_NUMBERED_CELLS, Heatmap, colour_bar_width, equal_maps
 from core.numbers import format_number
@@ -51,7 +51,7 @@ class AttentionTab(PlotTab):
         self.head_picker.activated.connect(lambda index: session.select(head=index))
 
         self.stack = QStackedWidget(self)
-        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics = FigureView()
         self.graphics.setObjectName("plotsAttentionPatterns")
         self.graphics.ci.setContentsMargins(4, 4, 4, 4)
         self.graphics.ci.setSpacing(6)
@@ -65,12 +65,14 @@ class AttentionTab(PlotTab):
         layout.addWidget(self.stack, 1)
 
         self.bar = look.colour_bar(look.SEQUENTIAL, (0.0, 1.0))
+        self.take_out(self.bar)
         self.slots: list[Heatmap] = []
         self._grow(2)
         self.hover = HoverTip(self.graphics, self.hover_text)
         self.follow_resizes()
         self.arrangement: Arrangement | None = None
         self.first = 0                    # the first head on screen
+        self.with_bar = True              # the colour bar is shown (see _arrange)
         self.heads_drawn: list[int | None] = [None] * MAX_HEADS_SHOWN
         self.restyle()
         self.retranslate()
@@ -83,7 +85,7 @@ class AttentionTab(PlotTab):
             return
         while len(self.slots) < count:
             slot = Heatmap(look.SEQUENTIAL)
-            slot.plot.setVisible(False)
+            self.take_out(slot.plot)
             self.slots.append(slot)
         self.bar.setImageItem([slot.image for slot in self.slots])
 
@@ -127,15 +129,15 @@ class AttentionTab(PlotTab):
         self.structure = None            # titles and axis labels again at the new size
 
     # --- layout ----------------------------------------------------------------------------
-    def _room(self, tokens: tuple[str, ...]) -> Room:
+    def _room(self, tokens: tuple[str, ...], height: float, with_bar: bool = True) -> Room:
         text_font = look.font()
         line = look.line_height(text_font)
         widest = max((look.advance(text_font, t) for t in tokens), default=0.0)
-        return Room(width=self.graphics.width(), height=self.graphics.height(),
+        return Room(width=self.graphics.width(), height=height,
                     left_axis=widest + look.TICK_LENGTH + 9 + line + 2,
                     bottom_axis=2 * line + look.TICK_LENGTH + 9,
                     title=look.line_height(look.font(look.TITLE_PX)) + 8,
-                    bar=colour_bar_width(self.bar), spacing=8)
+                    bar=colour_bar_width(self.bar) if with_bar else 0.0, spacing=8)
 
     def _number_size(self, tokens: int) -> tuple[float, float] | None:
         """What a cell needs for its number, when numbers should decide the grid (few tokens);
@@ -146,34 +148,51 @@ class AttentionTab(PlotTab):
         return metrics.horizontalAdvance("0.00") + CELL_PADDING, metrics.height() + CELL_PADDING
 
     def _arrange(self, heads: int, tokens: tuple[str, ...]) -> bool:
-        """Choose the grid for the room there is now; True if it changed."""
+        """Choose the grid for the room there is now (and whether the colour bar has room); True
+        if it changed. When the cells can hold their numbers only without the colour bar, the
+        numbers win: they say exactly what the colours say roughly."""
+        with_bar = True
         if self.graphics.width() <= 0 or self.graphics.height() <= 0:
             arrangement = Arrangement(1, min(heads, 2), min(heads, 2), 0, 0, False)
         else:
-            arrangement = arrange(self._room(tokens), heads, (len(tokens), len(tokens)),
-                                  self._number_size(len(tokens)), most=MAX_HEADS_SHOWN)
+            # The room with the picker's row counted in, then without it if the picker is needed:
+            # the grid depends on the tab's height, never on whether the picker was shown before.
+            picker = self.picker_bar.sizeHint().height()
+            total = self.graphics.height() + (picker if self.picker_bar.isVisible() else 0)
+            numbers = self._number_size(len(tokens))
+            matrix = (len(tokens), len(tokens))
+
+            def best(bar: bool) -> Arrangement:
+                found = arrange(self._room(tokens, total, bar), heads, matrix, numbers, most=MAX_HEADS_SHOWN)
+                if found.shown < heads:
+                    found = arrange(self._room(tokens, total - picker, bar), heads, matrix, numbers,
+                                    most=MAX_HEADS_SHOWN)
+                return found
+
+            arrangement = best(True)
+            if numbers is not None and not arrangement.numbers:
+                without = best(False)
+                if without.numbers:
+                    arrangement, with_bar = without, False
         selected = min(self.session.selected_head, heads - 1)
         first = (selected // arrangement.shown) * arrangement.shown
         changed = (self.arrangement is None or (arrangement.rows, arrangement.columns, arrangement.shown) !=
-                   (self.arrangement.rows, self.arrangement.columns, self.arrangement.shown) or first != self.first)
-        self.arrangement, self.first = arrangement, first
+                   (self.arrangement.rows, self.arrangement.columns, self.arrangement.shown)
+                   or first != self.first or with_bar != self.with_bar)
+        self.arrangement, self.first, self.with_bar = arrangement, first, with_bar
         return changed
 
     def _place(self, heads: int, tokens: tuple[str, ...]) -> None:
         """Put the first `shown` slots into the grid, labels on the outer maps only."""
-        layout, arrangement = self.graphics.ci, self.arrangement
-        for item in [*self.plots, self.bar]:
-            if item in layout.items:
-                layout.removeItem(item)
+        arrangement = self.arrangement
+        self.take_out(*self.plots, self.bar)
         shown, columns = min(arrangement.shown, heads - self.first), arrangement.columns
         rows = math.ceil(shown / columns)
         self._grow(shown)
         for i, slot in enumerate(self.slots):
-            visible = i < shown
-            slot.plot.setVisible(visible)
-            if not visible:
+            if i >= shown:
                 continue
-            layout.addItem(slot.plot, row=i // columns, col=i % columns)
+            self.put(slot.plot, i // columns, i % columns)
             first_column, last_row = i % columns == 0, i + columns >= shown
             if first_column:
                 look.set_axis_label(slot.plot, "left", self.tr("query (row)"))
@@ -186,13 +205,14 @@ class AttentionTab(PlotTab):
             slot.set_labels(tokens, tokens)
             slot.rows.show_values(first_column)
             slot.columns.show_values(last_row)
-        layout.addItem(self.bar, row=0, col=columns, rowspan=max(1, rows))
+        if self.with_bar:
+            self.put(self.bar, 0, columns, rowspan=max(1, rows))
         self.heads_drawn = [None] * MAX_HEADS_SHOWN
 
     def _equal_maps(self) -> None:
         columns = self.arrangement.columns
         placed = [(slot, i // columns, i % columns) for i, slot in enumerate(self.slots) if slot.plot.isVisible()]
-        equal_maps(self.graphics, placed, colour_bar_width(self.bar))
+        equal_maps(self.graphics, placed, colour_bar_width(self.bar) if self.with_bar else 0.0)
 
     def _update_picker(self, heads: int) -> None:
         many = self.arrangement is not None and self.arrangement.shown < heads

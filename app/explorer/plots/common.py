@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QLabel, QToolTip, QWidget
 
@@ -73,6 +73,20 @@ class HoverTip:
             QToolTip.hideText()
 
 
+class FigureView(pg.GraphicsLayoutWidget):
+    """A GraphicsLayoutWidget that says when it is resized, before it lays its figure out at
+    the new size (titles wrapped to the new width then set the figure's minimum size).
+
+    A signal from resizeEvent rather than an event filter: a filter is called for every event,
+    also while Qt tears the window down at exit, when calling into Python can crash."""
+
+    resizing = Signal()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self.resizing.emit()
+        super().resizeEvent(event)
+
+
 class PlotTab(QWidget):
     """A tab page that follows the session.
 
@@ -89,14 +103,48 @@ class PlotTab(QWidget):
         self.structure: object = None
 
     def follow_resizes(self) -> None:
-        """Re-arrange when the figure's size changes (a tab whose layout depends on its room)."""
-        self.graphics.installEventFilter(self)
-        # Qt re-reads a figure's minimum size only after the resize that changed it: lay the
-        # figure out again once that is done (see settle_geometry).
+        """Re-arrange when the figure (a FigureView) changes size: for a tab whose layout depends
+        on its room. Qt re-reads a figure's minimum size only after the resize that changed it:
+        the figure is laid out again once that is done (see settle_geometry)."""
         self._settle_timer = QTimer(self)
         self._settle_timer.setSingleShot(True)
         self._settle_timer.setInterval(0)
         self._settle_timer.timeout.connect(self.settle_geometry)
+        self.graphics.resizing.connect(self._resizing)
+
+    def _resizing(self) -> None:
+        # also a hidden tab's pending resize, delivered as it is shown
+        if self.structure is not None:
+            self.resized()
+            self._settle_timer.start()
+
+    def close_down(self) -> None:
+        """Stop background work before the tab is deleted at exit (the MSE tab's sweep)."""
+
+    # --- items in and out of the figure's grid ---------------------------------------------
+    def take_out(self, *items) -> None:
+        """Take items out of the figure's grid, keeping them in its scene, hidden.
+
+        An item in no scene belongs to Python alone, and PySide deletes such items at exit in
+        an order that crashes (a plot's children call back into Python while it goes away):
+        items a layout does not show now (another tab form, a head not on screen) are parked."""
+        layout = self.graphics.ci
+        scene = self.graphics.scene()
+        for item in items:
+            if item in layout.items:
+                layout.removeItem(item)
+            if item.scene() is None:
+                scene.addItem(item)
+            item.setVisible(False)
+
+    def put(self, item, row: int, column: int, rowspan: int = 1, colspan: int = 1) -> None:
+        """Place an item in the figure's grid (taken out first if it is there) and show it."""
+        if item in self.graphics.ci.items:
+            self.graphics.ci.removeItem(item)
+        if item.scene() is not None and item.parentItem() is None:
+            item.scene().removeItem(item)
+        self.graphics.ci.addItem(item, row=row, col=column, rowspan=rowspan, colspan=colspan)
+        item.setVisible(True)
 
     def heatmaps(self) -> list:
         """The tab's heatmaps (their cell numbers are fitted when the tab is shown)."""
@@ -110,21 +158,14 @@ class PlotTab(QWidget):
         for heatmap in self.heatmaps():
             heatmap.numbers.fit()
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        # Before the view lays its figure out at the new size (also a hidden tab's pending
-        # resize, delivered as it is shown): titles re-wrapped now set the figure's minimum size.
-        if watched is self.graphics and event.type() == QEvent.Type.Resize and self.structure is not None:
-            self.resized()
-            self._settle_timer.start()
-        return False
-
     def text_width(self, plot: pg.PlotItem, columns: int = 1, reserved: float = 0.0) -> float:
         """The width a plot's title and bottom label may take: its share of the figure (less
         `reserved`, a colour bar beside it) less its left axis. Wrapped to it, a long title
         never widens the plot past the view."""
         if self.graphics is None or not self.graphics.isVisible() or self.graphics.width() <= 0:
             return 0.0          # not laid out yet: no wrapping until shown (see showEvent)
-        left = max(plot.getAxis("left").minimumWidth(), look.px(40))
+        # a number axis learns its width only when first painted: assume room for "−0.000" and a title
+        left = max(plot.getAxis("left").minimumWidth(), plot.getAxis("left").width(), look.px(72))
         return (self.graphics.width() - reserved) / columns - left - 24
 
     def fit_title(self, plot: pg.PlotItem, text: str, columns: int = 1, colour: str | None = None,

@@ -18,7 +18,7 @@ from app.explorer.plots.ticks import CellLabels
 from app.widgets.style import text_colours_on_map
 
 MAX_NUMBERED_CELLS = 400      # a pool never grows past this (20 × 20 cells at ≥ 40 px is a full screen)
-CELL_PADDING = 4              # pixels kept free around a cell's number
+CELL_PADDING = 3              # pixels kept free beside a cell's number (both sides together)
 
 
 def image_data(array: np.ndarray) -> np.ndarray:
@@ -202,10 +202,11 @@ class Heatmap:
 
 
 def colour_bar_width(bar: pg.ColorBarItem) -> float:
-    """The width a vertical colour bar takes: its frame, the bar and its numbered axis."""
+    """The width a vertical colour bar takes: the bar, its numbered axis (the width set for it:
+    an axis out of view reports none) and its margins."""
     left, _top, right, _bottom = bar.layout.getContentsMargins()
-    return (bar.getAxis("left").minimumWidth() + bar.layout.columnMaximumWidth(1) + bar.axis.minimumWidth()
-            + left + right + 2)
+    axis = bar.axis.fixedWidth if bar.axis.fixedWidth is not None else bar.axis.minimumWidth()
+    return bar.layout.columnMaximumWidth(1) + axis + left + right + 2
 
 
 def equal_maps(graphics: pg.GraphicsLayoutWidget, placed: list[tuple[Heatmap, int, int]],

@@ -14,7 +14,7 @@ from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.explorer.plots import look
-from app.explorer.plots.common import HoverTip, PlotTab, SteadyLimit, cell_texts
+from app.explorer.plots.common import FigureView, HoverTip, PlotTab, SteadyLimit, cell_texts
 from app.explorer.plots.grid import Arrangement, Room, arrange
 from app.explorer.plots.heatmap import CELL_PADDING, MAX_NUMBERED_CELLS, Heatmap, colour_bar_width, equal_maps
 from app.session import Change
@@ -41,7 +41,7 @@ class HiddenUnitsTab(PlotTab):
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(session, "plotsHiddenTab", parent)
-        self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics = FigureView(self)
         self.graphics.setObjectName("plotsHiddenUnits")
         self.graphics.ci.setContentsMargins(4, 4, 4, 4)
         self.graphics.ci.setSpacing(6)
@@ -51,6 +51,7 @@ class HiddenUnitsTab(PlotTab):
         self.maps = {name: Heatmap(DIVERGING, downsample=True, columns_from_one=True) for name in (PRE, GATE, POST)}
         self.bar = look.colour_bar(DIVERGING, (-1.0, 1.0))
         self.bar.setImageItem([m.image for m in self.maps.values()])
+        self.take_out(*self.plots, self.bar)
         self.hooks: dict[str, str] = {}
         self.arrangement: Arrangement | None = None
         self.limit = SteadyLimit()
@@ -150,19 +151,14 @@ class HiddenUnitsTab(PlotTab):
         return changed
 
     def _place(self, tokens: tuple[str, ...], units: int) -> None:
-        layout = self.graphics.ci
-        for item in [*self.plots, self.bar]:
-            if item in layout.items:
-                layout.removeItem(item)
+        self.take_out(*self.plots, self.bar)
         side_by_side = self.arrangement.rows == 1 and len(self.hooks) > 1
         unit_labels = [f"h{j + 1}" for j in range(units)]
         names = list(self.hooks)
-        for name, heatmap in self.maps.items():
-            heatmap.plot.setVisible(name in self.hooks)
         for n, name in enumerate(names):
             heatmap = self.maps[name]
             row, column = (0, n) if side_by_side else (n, 0)
-            layout.addItem(heatmap.plot, row=row, col=column)
+            self.put(heatmap.plot, row, column)
             heatmap.set_labels(tokens, unit_labels)
             tokens_here = n == 0 or not side_by_side
             units_here = side_by_side or n == len(names) - 1
@@ -176,8 +172,7 @@ class HiddenUnitsTab(PlotTab):
                 heatmap.plot.showLabel("bottom", False)
             heatmap.rows.show_values(tokens_here)
             heatmap.columns.show_values(units_here)
-        layout.addItem(self.bar, row=0, col=len(names) if side_by_side else 1,
-                       rowspan=1 if side_by_side else len(names))
+        self.put(self.bar, 0, len(names) if side_by_side else 1, rowspan=1 if side_by_side else len(names))
 
     def _equal_maps(self) -> None:
         side_by_side = self.arrangement.rows == 1

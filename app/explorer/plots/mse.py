@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
 from app.explorer.plots import look
-from app.explorer.plots.common import PlotTab, message_label
+from app.explorer.plots.common import FigureView, PlotTab, message_label
 from app.widgets.worker import Worker
 from core.analysis import mse_sweep, sweep_range
 from core.numbers import format_number
@@ -58,7 +58,7 @@ class MseTab(PlotTab):
         self.progress.setObjectName("plotsSweepProgress")
         self.progress.setRange(0, 100)
         self.progress.setVisible(False)
-        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics = FigureView()
         self.graphics.setObjectName("plotsMsePlots")
         self.graphics.ci.setContentsMargins(4, 4, 4, 4)
         page_layout = QVBoxLayout(self.mse_page)
@@ -88,6 +88,7 @@ class MseTab(PlotTab):
         self.history_curve = pg.PlotDataItem(symbol="o", symbolSize=10)
         self.history_plot.addItem(self.history_curve)
         self.history_plot.vb.setDefaultPadding(0.05)
+        self.take_out(self.caption, self.sweep_plot, self.history_plot)
         self.side_by_side: bool | None = None
         self.form: str | None = None             # "side", "stacked" or "sweep"
 
@@ -161,15 +162,11 @@ class MseTab(PlotTab):
             form = "sweep"
         if form == self.form:
             return
-        layout = self.graphics.ci
-        for item in (self.caption, self.sweep_plot, self.history_plot):
-            if item in layout.items:
-                layout.removeItem(item)
-        layout.addItem(self.caption, row=0, col=0, colspan=2 if form == "side" else 1)
-        layout.addItem(self.sweep_plot, row=1, col=0)
+        self.take_out(self.caption, self.sweep_plot, self.history_plot)
+        self.put(self.caption, 0, 0, colspan=2 if form == "side" else 1)
+        self.put(self.sweep_plot, 1, 0)
         if form != "sweep":
-            layout.addItem(self.history_plot, row=1 if form == "side" else 2, col=1 if form == "side" else 0)
-        self.history_plot.setVisible(form != "sweep")
+            self.put(self.history_plot, 1 if form == "side" else 2, 1 if form == "side" else 0)
         self.form = form
         self.side_by_side = form == "side"
 
@@ -209,6 +206,11 @@ class MseTab(PlotTab):
         self._label_sweep()
         # any edit may move the curve (a weight elsewhere changes what the swept cell does)
         self.schedule_sweep()
+
+    def close_down(self) -> None:
+        self.sweep_timer.stop()
+        self.worker.close()
+        self.worker.wait()
 
     def resized(self) -> None:
         if self.session.mse is None:

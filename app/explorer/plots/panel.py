@@ -8,7 +8,11 @@ Public API for the rest of the window:
 """
 from __future__ import annotations
 
+import atexit
+import weakref
 from pathlib import Path
+
+import shiboken6
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, QStandardPaths, Qt
@@ -25,12 +29,29 @@ from app.session import Change
 from app.widgets.appearance import appearance
 
 
+_PANELS: "weakref.WeakSet[PlotsPanel]" = weakref.WeakSet()
+
+
+@atexit.register
+def _delete_panels() -> None:
+    """Delete the panels' Qt objects while Python still runs, before PySide's own clean-up
+    deletes whatever Python still holds in an arbitrary order: a plot's items, deleted after
+    their parents, call back into Python mid-way and crash the interpreter at exit. (atexit
+    runs this before PySide's clean-up, which was registered earlier.)"""
+    for panel in list(_PANELS):
+        if shiboken6.isValid(panel):
+            for tab in panel._tabs():
+                tab.close_down()
+            shiboken6.delete(panel)
+
+
 class PlotsPanel(QTabWidget):
     """The explorer's plot tabs, following one Session."""
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("plotsPanel")
+        _PANELS.add(self)
         self.session = session
         self.attention_tab = AttentionTab(session)
         self.hidden_tab = HiddenUnitsTab(session)

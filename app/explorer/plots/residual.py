@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.explorer.plots import look
-from app.explorer.plots.common import HoverTip, PlotTab, SteadyLimit
+from app.explorer.plots.common import FigureView, HoverTip, PlotTab, SteadyLimit
 from app.explorer.plots.heatmap import Heatmap, colour_bar_width
 from app.explorer.plots.ticks import CellLabels
 from app.session import Change
@@ -34,7 +34,7 @@ class ResidualTab(PlotTab):
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(session, "plotsResidualTab", parent)
-        self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics = FigureView(self)
         self.graphics.setObjectName("plotsResidualStream")
         self.graphics.ci.setContentsMargins(4, 4, 4, 4)
         self.graphics.ci.setSpacing(6)
@@ -56,6 +56,7 @@ class ResidualTab(PlotTab):
         self.heatmap = Heatmap(DIVERGING, downsample=True, columns_from_one=True)
         self.colour_bar = look.colour_bar(DIVERGING, (-1.0, 1.0))
         self.colour_bar.setImageItem(self.heatmap.image)
+        self.take_out(self.plot, self.legend, self.heatmap.plot, self.colour_bar)
         self.limit = SteadyLimit()
         self.mode: str | None = None      # "bars" or "image"
         self.legend_form: tuple[int, bool] | None = None
@@ -119,20 +120,13 @@ class ResidualTab(PlotTab):
         return columns, with_hook
 
     def _place(self, mode: str, stages: list[str]) -> None:
-        layout = self.graphics.ci
-        for item in (self.plot, self.legend, self.heatmap.plot, self.colour_bar):
-            if item in layout.items:
-                layout.removeItem(item)
-        self.plot.setVisible(mode == "bars")
-        self.legend.setVisible(mode == "bars")
-        self.heatmap.plot.setVisible(mode == "image")
-        self.colour_bar.setVisible(mode == "image")
+        self.take_out(self.plot, self.legend, self.heatmap.plot, self.colour_bar)
         if mode == "bars":
-            layout.addItem(self.plot, row=0, col=0)
-            layout.addItem(self.legend, row=1, col=0)
+            self.put(self.plot, 0, 0)
+            self.put(self.legend, 1, 0)
         else:
-            layout.addItem(self.heatmap.plot, row=0, col=0)
-            layout.addItem(self.colour_bar, row=0, col=1)
+            self.put(self.heatmap.plot, 0, 0)
+            self.put(self.colour_bar, 0, 1)
 
     def _fill_legend(self, stages: list[str], form: tuple[int, bool]) -> None:
         self.legend.clear()
