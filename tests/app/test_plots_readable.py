@@ -209,3 +209,39 @@ def test_in_a_1024_window_the_numbers_win_over_the_colour_bar(qtbot, language):
     keys = [t.text for t in texts if t.kind == "tick" and t.owner is tab.slots[0].plot.getAxis("bottom")]
     assert keys == list(panel.session.tokens)
     panel.close()
+
+
+NARROW_PRESENT_1024 = (320, 325)  # presentation mode at 1024×768 with the weights beside
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_narrow_panel_keeps_every_text_on_screen(qtbot, language, lang):
+    """Hidden units: hook names wrap after their dot (the title spans the token axis too);
+    residual: the legend drops the hook names and takes two columns."""
+    language(lang)
+    panel = panel_on(qtbot, make_session(), NARROW_PRESENT_1024)
+    for tab, graphics in (("hidden", panel.hidden_tab.graphics), ("residual", panel.residual_tab.graphics)):
+        texts = shown(qtbot, panel, tab)
+        assert texts and not cut_off(graphics, texts), (tab, [(t.text, t.rect.getRect()) for t in cut_off(graphics, texts)])
+    panel.close()
+
+
+def test_tabs_that_do_not_fit_go_into_a_menu(qtbot, language):
+    from PySide6.QtWidgets import QToolButton
+    language("en")
+    panel = panel_on(qtbot, make_session(), NARROW_PRESENT_1024)
+    bar, button = panel.tabBar(), panel.overflow.button
+    shown(qtbot, panel, "residual")
+    visible = [i for i in range(panel.count()) if panel.isTabVisible(i)]
+    assert button.isVisible() and panel.currentIndex() in visible and len(visible) < panel.count()
+    assert not any(b.isVisible() for b in bar.findChildren(QToolButton))       # no scroll arrows
+    assert all(bar.rect().contains(bar.tabRect(i)) for i in visible)
+    panel.overflow._fill_menu()
+    actions = button.menu().actions()
+    assert [a.text() for a in actions] == [panel.tabText(i) for i in range(panel.count())]
+    actions[4].trigger()                                                         # MSE
+    assert panel.currentWidget() is panel.mse_tab and panel.isTabVisible(4)
+    panel.resize(900, 340)
+    settle(lambda: not button.isVisible())
+    assert all(panel.isTabVisible(i) for i in range(panel.count()))
+    panel.close()

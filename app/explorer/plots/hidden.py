@@ -49,6 +49,10 @@ class HiddenUnitsTab(PlotTab):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.graphics)
         self.maps = {name: Heatmap(DIVERGING, downsample=True, columns_from_one=True) for name in (PRE, GATE, POST)}
+        for heatmap in self.maps.values():
+            # the title over the token axis too: a narrow panel then has room for a hook name a line
+            heatmap.plot.layout.removeItem(heatmap.plot.titleLabel)
+            heatmap.plot.layout.addItem(heatmap.plot.titleLabel, 0, 0, 1, 2)
         self.bar = look.colour_bar(DIVERGING, (-1.0, 1.0))
         self.bar.setImageItem([m.image for m in self.maps.values()])
         self.take_out(*self.plots, self.bar)
@@ -119,8 +123,21 @@ class HiddenUnitsTab(PlotTab):
         return {name: (hook, formulas[name]) for name, hook in self.hooks.items()}
 
     def _title_width(self, titles: dict[str, tuple[str, str]]) -> float:
+        """The narrowest map whose titles still wrap within it: the widest unbreakable part
+        (hook names break after their dots, formulas at spaces)."""
         title_font = look.font(look.TITLE_PX)
-        return max(look.advance(title_font, part) for pair in titles.values() for part in pair) + 8
+        parts = [part for hook, formula in titles.values() for part in [*hook.split("."), *formula.split()]]
+        return max(look.advance(title_font, part + ".") for part in parts) + 8
+
+    def _title_lines(self, titles: dict[str, tuple[str, str]], width: float) -> int:
+        """The lines the tallest title takes over a map `width` wide (the token axis beside it,
+        which a title also spans, left out: a side-by-side map's axis has no labels)."""
+        title_font = look.font(look.TITLE_PX)
+        if max(look.advance(title_font, f"{hook} = {formula}") for hook, formula in titles.values()) + 8 <= width:
+            return 1
+        return max(look.wrapped(hook, title_font, width - 8).count("<br>")
+                   + look.wrapped(f"= {formula}", title_font, width - 8).count("<br>") + 2
+                   for hook, formula in titles.values())
 
     # --- layout ----------------------------------------------------------------------------
     def _arrange(self, tokens: tuple[str, ...], units: int) -> bool:
@@ -139,11 +156,9 @@ class HiddenUnitsTab(PlotTab):
             numbers = None if len(tokens) * units > MAX_NUMBERED_CELLS else \
                 (metrics.horizontalAdvance("\u22120.00") + CELL_PADDING, metrics.height() + CELL_PADDING)
             titles = self._titles()
-            title_font = look.font(look.TITLE_PX)
-            one_line = max(look.advance(title_font, f"{hook} = {formula}") for hook, formula in titles.values())
             arrangement = arrange(room, count, (len(tokens), units), numbers, shapes="line", all_shown=True,
                                   min_map_width=self._title_width(titles), min_map_px=MIN_MAP_PX,
-                                  title_lines=lambda width: 1 if one_line + 8 <= width else 2,
+                                  title_lines=lambda width: self._title_lines(titles, width),
                                   row_label_px=line + 2)
         changed = self.arrangement is None or (arrangement.rows, arrangement.columns) != \
             (self.arrangement.rows, self.arrangement.columns)
@@ -188,9 +203,11 @@ class HiddenUnitsTab(PlotTab):
         title_font = look.font(look.TITLE_PX)
         one_line = all(look.advance(title_font, f"{hook} = {formula}") + 8 <= width
                        for hook, formula in titles.values())
-        room = width - 8
+        # a title spans its map and the token axis beside it (see __init__)
+        rooms = {name: width + self.maps[name].plot.getAxis("left").minimumWidth() - 8 for name in titles}
         texts = {name: f"{hook} = {formula}" if one_line else
-                 look.wrapped(hook, title_font, room) + "<br>" + look.wrapped(f"= {formula}", title_font, room)
+                 look.wrapped(hook, title_font, rooms[name]) + "<br>"
+                 + look.wrapped(f"= {formula}", title_font, rooms[name])
                  for name, (hook, formula) in titles.items()}
         if self.arrangement is not None and self.arrangement.rows == 1:
             lines = max(text.count("<br>") for text in texts.values())

@@ -70,14 +70,27 @@ _PIECES = re.compile(rf"[{_CJK}]|[^ \t\n{_CJK}]+|[ \t\n]+")
 _NO_LINE_START = set("),.:;!?)]}、。,:;!?”’》」")
 
 
+def _split_wide(piece: str, text_font: QFont, width: float) -> list[str]:
+    """A word wider than `width` (a hook name such as "mlp.hook_post") as parts that may end a
+    line: after its dots, then, if a part is still too wide, after its underscores."""
+    if advance(text_font, piece) <= width:
+        return [piece]
+    parts = []
+    for part in re.findall(r"[^.]*\.|[^.]+", piece):
+        parts += re.findall(r"[^_]*_|[^_]+", part) if advance(text_font, part) > width else [part]
+    return parts
+
+
 def wrapped(text: str, text_font: QFont, width: float) -> str:
     """`text` broken into lines (HTML <br>) so that each fits `width` pixels where it can: at
-    spaces, and between Chinese characters (never before closing punctuation). A piece wider
-    than `width` keeps a line of its own. Non-breaking spaces hold their neighbours together."""
+    spaces, between Chinese characters (never before closing punctuation), and inside a word
+    too wide for a line after its dots or underscores. A part still wider than `width` keeps a
+    line of its own. Non-breaking spaces hold their neighbours together."""
     if width <= 0 or advance(text_font, text) <= width:
         return text
     lines, current = [], ""
-    for piece in _PIECES.findall(text):
+    pieces = [part for piece in _PIECES.findall(text) for part in _split_wide(piece, text_font, width)]
+    for piece in pieces:
         candidate = current + piece
         if current.strip(" ") and piece.strip(" ") and piece[0] not in _NO_LINE_START \
                 and advance(text_font, candidate.rstrip(" ")) > width:

@@ -25,6 +25,7 @@ from app.explorer.plots.export import ExportError, export_figure
 from app.explorer.plots.hidden import HiddenUnitsTab
 from app.explorer.plots.mse import MseTab
 from app.explorer.plots.residual import ResidualTab
+from app.explorer.plots.tab_overflow import TabOverflow
 from app.session import Change
 from app.widgets.appearance import appearance
 
@@ -65,6 +66,7 @@ class PlotsPanel(QTabWidget):
                 tab.graphics.customContextMenuRequested.connect(
                     lambda pos, tab=tab: self._context_menu(tab, pos))
         self.context_menu: QMenu | None = None
+        self.overflow = TabOverflow(self)     # a narrow panel: the tabs that fit and a menu of all
         self.retranslate()
         self._stale: set[PlotTab] = set()
         self.currentChanged.connect(lambda _index: self._refresh_visible())
@@ -88,11 +90,23 @@ class PlotsPanel(QTabWidget):
                   self.tr("Activation"), self.tr("MSE")]
         for index, title in enumerate(titles):
             self.setTabText(index, title)
+        self.overflow.retranslate()
+        self.overflow.update()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.overflow.later()             # the tab bar takes the new font after this event
         super().changeEvent(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.overflow.update()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self.overflow.update()
 
     def _appearance_changed(self) -> None:
         """Zoom or theme changed: every tab takes the new sizes and colours; the one on screen
@@ -102,6 +116,7 @@ class PlotsPanel(QTabWidget):
             tab.forget()
         self._stale = set(self._tabs())
         self._refresh_visible()
+        self.overflow.later()
 
     def refresh(self) -> None:
         """Only the tab on screen is redrawn now; the others when shown or read (see _fresh)."""

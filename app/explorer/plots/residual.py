@@ -107,17 +107,23 @@ class ResidualTab(PlotTab):
     # --- layout ----------------------------------------------------------------------------
     def _fit_legend(self, stages: list[str]) -> tuple[int, bool]:
         """The legend's columns (as many as fit the figure's width) and whether its entries have
-        room for a second line with the hook name (the plot keeps at least MIN_PLOT_PX)."""
+        room for a second line with the hook name (the plot keeps at least MIN_PLOT_PX); without
+        the hook names the entries are narrower, so more columns (fewer rows) fit."""
         names = self._stage_names()
         text_font = look.font()
-        widest = max(max(look.advance(text_font, names[h]), look.advance(text_font, h)) for h in stages)
-        entry = widest + look.px(20) + 24          # the sample swatch and spacing
-        columns = max(1, min(len(stages), int((self.graphics.width() - 16) // entry)))
-        rows = -(-len(stages) // columns)
         line = look.line_height(text_font)
         room = self.graphics.height() - 2 * line - look.line_height(look.font(look.TITLE_PX)) - 40
-        with_hook = room - rows * 2 * line >= MIN_PLOT_PX
-        return columns, with_hook
+
+        def columns(widest: float) -> tuple[int, int]:
+            entry = widest + look.px(20) + 24          # the sample swatch and spacing
+            count = max(1, min(len(stages), int((self.graphics.width() - 16) // entry)))
+            return count, -(-len(stages) // count)
+
+        with_hooks, rows = columns(max(max(look.advance(text_font, names[h]), look.advance(text_font, h))
+                                       for h in stages))
+        if room - rows * 2 * line >= MIN_PLOT_PX:
+            return with_hooks, True
+        return columns(max(look.advance(text_font, names[h]) for h in stages))[0], False
 
     def _place(self, mode: str, stages: list[str]) -> None:
         self.take_out(self.plot, self.legend, self.heatmap.plot, self.colour_bar)
