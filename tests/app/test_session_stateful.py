@@ -121,14 +121,14 @@ class SessionMachine(RuleBasedStateMachine):
         self.history = [_snapshot(self.session)]
         self.position = 0
 
-    def _record(self, before: tuple, accepted: bool, pushes_if_changed: bool = True) -> None:
-        """After an action: refused → nothing changed; accepted and different → one new step."""
+    def _record(self, before: tuple, accepted: bool, changed: bool = True) -> None:
+        """After an action: refused, or accepted without changing anything (the value a cell
+        already holds) → the state is as before and no step is added; else exactly one step."""
         after = _snapshot(self.session)
-        if not accepted:
-            assert _same_state(after, before), "a refused action changed the state: " + _describe(after, before)
+        if not (accepted and changed):
+            assert _same_state(after, before), "an action that changes nothing changed the state: " + \
+                _describe(after, before)
             return
-        if _same_state(after, before) and self.session.undo_stack.count() == self.position:
-            return                           # an accepted no-op (the same value again) adds no step
         del self.history[self.position + 1:]
         self.history.append(after)
         self.position += 1
@@ -144,8 +144,9 @@ class SessionMachine(RuleBasedStateMachine):
     def set_cell(self, data, value):
         name, index = self._tensor_and_index(data)
         before = _snapshot(self.session)
+        changed = bool(self.session.tensor(name)[index] != value)
         assert self.session.set_value(name, index, value, repr(value))
-        self._record(before, True)
+        self._record(before, True, changed)
         assert self.session.tensor(name)[index] == value
 
     @rule(data=st.data(), value=REFUSED)
@@ -164,29 +165,32 @@ class SessionMachine(RuleBasedStateMachine):
         name, index = self._tensor_and_index(data)
         self.session.end_gesture()
         before = _snapshot(self.session)
-        start = self.session.undo_stack.count()
+        changed = False
         for value in values:
+            changed |= bool(self.session.tensor(name)[index] != value)
             assert self.session.set_value(name, index, value, repr(value), merge=True)
         self.session.end_gesture()
-        assert self.session.undo_stack.count() - start <= 1 or self.position < start
-        self._record(before, True)
+        self._record(before, True, changed)
 
     # --- rules: whole tensors -------------------------------------------------------------
     @rule(data=st.data(), fill=st.sampled_from(["zero", "identity", "random"]), seed=st.integers(0, 5))
     def fill_tensor(self, data, fill, seed):
         name = data.draw(st.sampled_from(self.session.tensor_names()), label="tensor")
+        from core.weights import filled
         before = _snapshot(self.session)
+        changed = not np.array_equal(filled(self.session.tensor(name).shape, fill, seed), self.session.tensor(name))
         assert self.session.fill_tensor(name, fill, seed)
-        self._record(before, True)
+        self._record(before, True, changed)
 
     @rule(data=st.data())
     def reset_tensor(self, data):
         name = data.draw(st.sampled_from(self.session.tensor_names()), label="tensor")
         before = _snapshot(self.session)
         original = self.session.loaded_tensor(name)
+        changed = original is not None and not np.array_equal(original, self.session.tensor(name))
         accepted = self.session.reset_tensor(name)
         assert accepted == (original is not None and original.shape == self.session.tensor(name).shape)
-        self._record(before, accepted)
+        self._record(before, accepted, changed)
 
     @rule(data=st.data())
     def paste_block(self, data):
@@ -205,8 +209,9 @@ class SessionMachine(RuleBasedStateMachine):
         cut = block[tuple(slice(0, n) for n in target.shape)]
         target[tuple(slice(0, n) for n in cut.shape)] = cut
         before = _snapshot(self.session)
+        changed = not np.array_equal(array, self.session.tensor(name))
         assert self.session.set_tensor(name, array, "paste")
-        self._record(before, True)
+        self._record(before, True, changed)
 
     @rule(data=st.data(), bad=st.sampled_from(["shape", "nan", "huge"]))
     def set_tensor_refused(self, data, bad):
@@ -227,9 +232,10 @@ class SessionMachine(RuleBasedStateMachine):
         value = data.draw(OPTIONS[option], label=option)
         before, count = _snapshot(self.session), self.session.undo_stack.count()
         accepted = self.session.set_config(**{option: value})
-        if not accepted:
+        changed = accepted and self.session.config != before[0]
+        if not changed:
             assert self.session.undo_stack.count() == count
-        self._record(before, accepted)
+        self._record(before, accepted, changed)
         if accepted:
             assert self.session.config == self.history[self.position][0]
 
