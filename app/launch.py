@@ -169,6 +169,20 @@ def run_gui(file: Path, language: str | None) -> int:
     return app.exec()
 
 
+def _finish_background_work(app, seconds: float = 300.0) -> None:
+    """Let work a view started on Qt's global thread pool (a lab ranking its neurons) finish, so
+    that a screenshot shows its results rather than its progress bar (at most `seconds`)."""
+    from PySide6.QtCore import QThreadPool
+
+    pool = QThreadPool.globalInstance()
+    deadline = time.monotonic() + seconds
+    while pool.activeThreadCount() and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.02)
+    for _ in range(3):
+        app.processEvents()
+
+
 def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language: str | None,
                    lesson: str | None = None, step: str | None = None) -> int:
     """Render the window offscreen at `size` and save it as a PNG. With `lesson` (an id), the
@@ -190,6 +204,7 @@ def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language
     window.show()
     for _ in range(3):
         app.processEvents()
+    _finish_background_work(app)
     window.dataflow.fit_to_window()
     app.processEvents()
     image = window.grab().toImage()

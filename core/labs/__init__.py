@@ -10,5 +10,7 @@ register(Lab("xor", core="core.labs.xor", title="The two-neuron lab",
 register(Lab("ffn-page", core="core.labs.ffn_page", title="The FFN page",
              parts=("formula", "width", "shapes", "shuffle", "misconceptions", "summary"),
              panel="app.labs.ffn_page.FfnPagePanel"))
+register(Lab("model", core="core.labs.model_lab", title="The trained model",
+             parts=("neurons", "type", "explorer", "ablation"), panel="app.labs.model.ModelLabPanel"))
 
 __all__ = ["Lab", "UnknownLab", "check_part", "get_lab", "labs", "register", "unregister"]
