@@ -157,19 +157,21 @@ class ModelAblationPart(Part):
         self.measure.setText(self.tr("Measure the knock-outs (runs the validation text %1 times; about a minute)")
                              .replace("%1", str(self.state.config.n_layers + 2)))
         self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Parameters"), self.tr("Validation loss"),
-                                              self.tr("Per seed (range)"), self.tr("Seed page")])
+                                              self.tr("Per seed (range)"), self.tr("Course page")])
         set_text(self.note, self.tr(
-            "Validation loss in nats: lower is better. <b>Ours is per character on Tang poems; the seed page's is "
+            "Validation loss in nats: lower is better. <b>Ours is per character on Tang poems; the course page's is "
             "per token on a novel (《三國志演義》)</b>, so the numbers cannot be compared in absolute terms, only "
-            "in direction and size of the changes. At the seed's size our architecture has exactly its "
-            "parameter counts: %1, %2 without the FFN, %3 with 12 attention-only layers.")
+            "in the direction and size of the changes. At the course page's size our architecture has exactly "
+            "its parameter counts: %1, %2 without the FFN, %3 with 12 attention-only layers.")
             .replace("%1", count(self.report.params_d256["baseline"]) if self.report else "—")
             .replace("%2", count(self.report.params_d256["no_ffn"]) if self.report else "—")
             .replace("%3", count(self.report.params_d256["attn_only_12"]) if self.report else "—"))
         set_text(self.legend, self.tr(
-            '<span style="color:%1">■</span> ours &nbsp; <span style="color:%2">■</span> seed page &nbsp; '
-            '○ one of our 3 seeds &nbsp; grey band: our run-to-run range &nbsp; dashed: the seed\'s (%3 over %4 reruns)')
+            '<span style="color:%1">■</span> ours &nbsp; <span style="color:%2">■</span> course page &nbsp; '
+            '○ one of our %5 seeds &nbsp; grey band: our run-to-run range &nbsp; dashed: the course page\'s '
+            '(%3 over %4 reruns)')
             .replace("%1", OURS).replace("%2", SEED)
+            .replace("%5", str(len(self.report.variants[0].seeds)) if self.report else "—")
             .replace("%3", format_number(self.report.seed_rerun_range, 3) if self.report else "—")
             .replace("%4", str(self.report.seed_rerun_runs) if self.report else "—"))
 
