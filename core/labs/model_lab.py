@@ -151,6 +151,24 @@ def rerun(model: Model, base: TextView, *, ablation: Ablation = NO_ABLATION,
     return TextView(base.text, base.window, TextRun(base.run.tokens, base.run.offset, trace))
 
 
+def continue_run(model: Model, base: TextView, layer: int, layer_trace, *,
+                 ablation: Ablation = NO_ABLATION) -> TextView:
+    """The model with layer `layer` replaced by a block already computed elsewhere (`layer_trace`:
+    the explorer's trace of that layer, on the same tokens and inputs): layers below are reused
+    from `base`, layer `layer` is taken as given, and only the layers above it (with `ablation`,
+    which must not touch the layers below) are recomputed. Same result as `rerun` with that
+    layer's weights, without computing the layer a second time."""
+    if ablation.first_layer is not None and ablation.first_layer < layer:
+        raise ValueError("continue_run: a knock-out below the given layer changes that layer's input")
+    if np.asarray(layer_trace["hook_resid_pre"]).shape != base.trace.blocks[layer]["hook_resid_pre"].shape:
+        raise ValueError("continue_run: the given layer ran on other tokens")
+    t = base.trace
+    cache = ModelTrace(t.ids, t.position_offset, t.embed, [*t.blocks[:layer], layer_trace], {}, NO_ABLATION)
+    trace = model.forward(t.ids, ablation=ablation, position_offset=t.position_offset, start_layer=layer + 1,
+                          cache=cache)
+    return TextView(base.text, base.window, TextRun(base.run.tokens, base.run.offset, trace))
+
+
 def hidden_units(view: TextView, layer: int) -> np.ndarray:
     """(T, d_ff): layer's FFN hidden units (`mlp.hook_post`) at every character of the window."""
     return np.asarray(view.trace.blocks[layer]["mlp.hook_post"])
@@ -214,10 +232,36 @@ def snippets(model: Model, stats: NeuronStats, neuron: int, k: int = SNIPPETS, r
     ids = np.asarray(model.val_ids if ids is None else ids)
     column = stats.activations[:, neuron]
     found = []
-    for snippet in top_snippets(model, stats, neuron, ids, k=k, radius=radius):
+    for snippet in _top_snippets(model, stats, neuron, ids, k, radius):
         values = np.asarray(column[snippet.start:snippet.end], dtype=np.float64)
         found.append(SnippetView(snippet, tuple(snippet.text), values, snippet.position - snippet.start))
     return found
+
+
+def _top_snippets(model: Model, stats: NeuronStats, neuron: int, ids: np.ndarray, k: int,
+                  radius: int) -> list[Snippet]:
+    """`core.model.top_snippets`, found without sorting the whole text: greedy picking needs at
+    most k·(2·radius + 1) positions in order, so only the largest few are sorted (by value, then
+    position, as the stable full sort orders them). Falls back to the full sort when a tie
+    straddles the cut."""
+    column = np.asarray(stats.activations[:, neuron], dtype=np.float64)
+    need = k * (2 * radius + 1)
+    if len(column) <= 4 * need:
+        return top_snippets(model, stats, neuron, ids, k=k, radius=radius)
+    cut = 2 * need
+    candidates = np.argpartition(-column, cut)[:cut + 1]
+    order = candidates[np.lexsort((candidates, -column[candidates]))]
+    if column[order[need - 1]] <= column[order[-1]]:        # a tie reaches the cut: order it exactly
+        return top_snippets(model, stats, neuron, ids, k=k, radius=radius)
+    chosen: list[Snippet] = []
+    for position in order[:need]:
+        if len(chosen) == k:
+            break
+        if any(abs(int(position) - s.position) <= radius for s in chosen):
+            continue
+        start, end = max(0, int(position) - radius), min(len(ids), int(position) + radius + 1)
+        chosen.append(Snippet(int(position), float(column[position]), start, end, model.decode(ids[start:end])))
+    return chosen
 
 
 def heat_rows(units: np.ndarray, neurons: Sequence[int] | None = None) -> np.ndarray:

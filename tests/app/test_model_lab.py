@@ -208,7 +208,8 @@ def test_a_layer_opens_in_the_explorer_and_an_edit_there_recomputes_the_model(qt
     expected = model.with_layer_weights(1, edited).forward(state.base.trace.ids,
                                                            position_offset=state.base.position_offset)
     assert np.allclose(state.view.trace.logits, expected.logits)
-    assert state.view.trace.blocks[0] is state.base.trace.blocks[0]
+    assert state.view.trace.blocks[0] is state.base.trace.blocks[0]       # below: reused
+    assert state.view.trace.blocks[1] is session.trace                    # the layer: the explorer's own
     assert "You changed W_out there" in find(panel, QLabel, "modelLinkStatus").text()
     changed = find(panel, QTableWidget, "modelPredictionsChanged")
     top = model.predictions(expected, k=5)

@@ -73,6 +73,21 @@ def test_rerun_recomputes_only_from_the_first_touched_layer(tiny):
     assert np.allclose(edited.trace.logits, tiny.with_layer_weights(1, weights).forward(base.trace.ids).logits)
 
 
+def test_continuing_from_a_layer_computed_elsewhere_matches_the_rerun(tiny):
+    base = lab.run_text(tiny, "床前明月光，疑是地上霜")
+    weights = tiny.layer_weights(0)
+    weights["W_gate"][1, 2] -= 0.7
+    block = forward(tiny.block_config, weights, base.trace.blocks[0]["hook_resid_pre"])   # as the explorer runs it
+    off = Ablation(neurons_off=frozenset({(1, 4)}))
+    went_on = lab.continue_run(tiny, base, 0, block, ablation=off)
+    again = lab.rerun(tiny, base, ablation=off, layer_weights={0: weights})
+    assert went_on.trace.blocks[0] is block
+    assert np.allclose(went_on.trace.logits, again.trace.logits)
+    assert np.allclose(lab.continue_run(tiny, base, 1, base.trace.blocks[1]).trace.logits, base.trace.logits)
+    with pytest.raises(ValueError, match="below the given layer"):
+        lab.continue_run(tiny, base, 1, base.trace.blocks[1], ablation=Ablation(neurons_off=frozenset({(0, 1)})))
+
+
 # ----------------------------------------------------------------------------- neuron groups
 
 def test_groups_compact_stats_and_snippets(tiny):
@@ -90,6 +105,20 @@ def test_groups_compact_stats_and_snippets(tiny):
     assert "".join(found[0].chars) == found[0].snippet.text
     units = np.arange(12.0).reshape(3, 4)
     assert lab.heat_rows(units).shape == (4, 3) and lab.heat_rows(units, [3, 1]).tolist() == [[3, 7, 11], [1, 5, 9]]
+
+
+def test_fast_snippets_equal_core_top_snippets(tiny):
+    from core.model import NeuronStats, top_snippets
+    rng = np.random.default_rng(3)
+    acts = rng.standard_normal((2_000, 6))
+    acts[:, 2] = np.round(acts[:, 2], 1)                   # many ties
+    acts[:, 3] = 0.0                                       # all tied
+    ids = rng.integers(0, tiny.config.vocab_size, 2_000)
+    stats = NeuronStats(1, acts, acts.max(axis=0), acts.argmax(axis=0))
+    for neuron in range(6):
+        for k, radius in ((5, 6), (3, 0), (8, 20)):
+            fast = [s.snippet for s in lab.snippets(tiny, stats, neuron, k=k, radius=radius, ids=ids)]
+            assert fast == top_snippets(tiny, stats, neuron, ids, k=k, radius=radius)
 
 
 def test_default_view_fits_any_model(tiny, shipped):

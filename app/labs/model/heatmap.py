@@ -7,8 +7,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Signal
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtCore import QPointF, Qt, Signal
 
 from app.labs.model.common import shown_char
 from app.widgets import style
@@ -32,7 +31,7 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setLookupTable(style.DIVERGING_LUT)
         self.plot.addItem(self.image)
-        self.marker = pg.InfiniteLine(angle=0, movable=False, pen=QPen(QColor("#000000"), 0))
+        self.marker = pg.InfiniteLine(angle=0, movable=False)
         self.separator = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#1f77b4", width=2))
         for line in (self.marker, self.separator):
             self.plot.addItem(line)
@@ -42,9 +41,15 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
         self.values = np.zeros((0, 0))
         self.caption_neuron = "#%1"
         self.hover = ""
+        self._restyle()
+        appearance().changed.connect(self._restyle)
         self.scene().sigMouseClicked.connect(self._clicked)
         self.scene().sigMouseMoved.connect(self._moved)
         self.setMinimumHeight(appearance().pixels(120))
+
+    def _restyle(self) -> None:
+        self.marker.setPen(pg.mkPen(appearance().colours.foreground, width=max(1, appearance().pixels(2)),
+                                    style=Qt.PenStyle.DashLine))
 
     def set_data(self, values: np.ndarray, rows, chars, limit: float, split: int | None = None) -> None:
         """values (rows × T); rows are the neuron numbers; split: rows before it are one group."""
@@ -77,8 +82,6 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
         """Mark the row of `neuron` (hidden if it is not one of the rows)."""
         if neuron in self.rows:
             self.marker.setValue(self.rows.index(neuron) + 0.5)
-            self.marker.setPen(pg.mkPen(appearance().colours.foreground, width=max(1, appearance().pixels(2)),
-                                        style=pg.QtCore.Qt.PenStyle.DashLine))
             self.marker.show()
         else:
             self.marker.hide()

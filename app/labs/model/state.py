@@ -96,6 +96,8 @@ class ModelLabState(QObject):
         self.rank_layer: int | None = None
         self.job_error: str | None = None
         self._applied: object = None                       # the explorer weights the current run used
+        self._facts_for: object = None                     # the weights _facts describe
+        self._facts: tuple = ((), frozenset())
         self._run_text()
 
     @property
@@ -132,8 +134,21 @@ class ModelLabState(QObject):
             return
         weights = self.explorer_weights()
         self._applied = self.session.state.weights if weights else None
-        self.view = lab.rerun(self.model, self.base, ablation=self.ablation(),
-                              layer_weights={self.link.layer: weights} if weights else None)
+        ablation = self.ablation()
+        if weights is not None and self._explorer_trace_fits(ablation):
+            # The Session has just computed the edited layer (incrementally): go on from there.
+            self.view = lab.continue_run(self.model, self.base, self.link.layer, self.session.trace,
+                                         ablation=ablation)
+        else:
+            self.view = lab.rerun(self.model, self.base, ablation=ablation,
+                                  layer_weights={self.link.layer: weights} if weights else None)
+
+    def _explorer_trace_fits(self, ablation: Ablation) -> bool:
+        """Whether the explorer's trace of its layer is that layer in the run on screen: same
+        characters and inputs, and no knock-out below it."""
+        first = ablation.first_layer
+        return (not self.link_is_stale() and not self.inputs_edited()
+                and (first is None or first >= self.link.layer))
 
     def set_source(self, source: str) -> None:
         if source != self.source:
@@ -292,26 +307,33 @@ class ModelLabState(QObject):
         """Whether the Session still holds the layer this lab opened (maybe edited)."""
         return self.link is not None and self.session.loaded is self.link.scenario
 
+    def _weights_facts(self) -> tuple[tuple[str, ...], frozenset[int]]:
+        """(changed weight names, knocked-out neurons) of the explorer's layer, computed once per
+        state of the Session (each edit makes a new weights dict)."""
+        weights = self.session.state.weights
+        if self._facts_for is not weights:
+            original = self.model.layers[self.link.layer]
+            self._facts = (lab.changed_weights(weights, original), lab.zeroed_neurons(weights))
+            self._facts_for = weights
+        return self._facts
+
     def explorer_weights(self) -> dict | None:
         """The weights of the layer open in the explorer, if the learner changed them."""
         if not self.is_linked():
             return None
-        weights = self.session.state.weights
-        return weights if lab.changed_weights(weights, self.model.layers[self.link.layer]) else None
+        return self.session.state.weights if self._weights_facts()[0] else None
 
     def explorer_changes(self) -> tuple[str, ...]:
         """The weights the learner edited (or knocked out) in the explorer."""
-        if not self.is_linked():
-            return ()
-        return lab.changed_weights(self.session.state.weights, self.model.layers[self.link.layer])
+        return self._weights_facts()[0] if self.is_linked() else ()
 
     def inputs_edited(self) -> bool:
         return self.is_linked() and not np.array_equal(self.session.state.inputs, self.link.scenario.inputs)
 
     def link_is_stale(self) -> bool:
         """The explorer shows the layer for another text than the one on screen."""
-        return (self.is_linked() and self.view is not None
-                and (self.link.chars != self.view.chars or self.link.offset != self.view.position_offset))
+        return (self.is_linked() and self.base is not None
+                and (self.link.chars != self.base.chars or self.link.offset != self.base.position_offset))
 
     def open_in_explorer(self, layer: int) -> bool:
         """Load layer `layer` as the explorer's block, for the text on screen. Knock-outs the lab
@@ -360,14 +382,14 @@ class ModelLabState(QObject):
         """Every knock-out in effect: the lab's, and those in the layer open in the explorer."""
         off = set(self.lab_off)
         if self.is_linked():
-            off |= {(self.link.layer, n) for n in lab.zeroed_neurons(self.session.state.weights)}
+            off |= {(self.link.layer, n) for n in self._weights_facts()[1]}
         return Ablation(neurons_off=frozenset(off))
 
     def knocked_out(self) -> list[tuple[int, int, bool]]:
         """(layer, neuron, in_explorer) for every knocked-out neuron, in order."""
         explorer = set()
         if self.is_linked():
-            explorer = {(self.link.layer, n) for n in lab.zeroed_neurons(self.session.state.weights)}
+            explorer = {(self.link.layer, n) for n in self._weights_facts()[1]}
         return sorted([(l, n, False) for l, n in self.lab_off - explorer] + [(l, n, True) for l, n in explorer])
 
     def knock_out(self, layer: int, neuron: int) -> None:
