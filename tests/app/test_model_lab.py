@@ -275,6 +275,30 @@ def test_a_new_text_leaves_the_explorer_stale_until_opened_again_with_the_edits(
     close(panel)
 
 
+def test_a_lesson_step_keeps_the_edited_layer_and_the_lab_finds_it_again(qtbot, tiny_path):
+    """Edits to the opened layer are kept for their lesson step (with the layer, not the step's own
+    block), and the lab follows them again when the learner comes back."""
+    from app.lessons.controller import LessonController
+    from core.formats.lesson import load_lesson
+    from core.resources import resource
+    session, panel = open_panel(qtbot, tiny_path, "explorer")
+    lessons = LessonController(session)
+    lesson = load_lesson(resource("lessons", "model-neurons.json"))
+    lessons.open(lesson, lesson.step_index("explorer"))
+    state = panel.state
+    state.open_in_explorer(1)
+    session.set_value("W_out", (3, 5), 3.0)
+    edited = state.view.trace.logits.copy()
+    lessons.next()
+    assert not state.is_linked() and state.view is state.base and session.config.d_model == 4
+    lessons.previous()
+    assert state.is_linked() and lessons.is_edited() and session.tokens == state.base.chars
+    assert session.state.weights["W_out"][3, 5] == 3.0 and np.allclose(state.view.trace.logits, edited)
+    lessons.reset_step()
+    assert not state.is_linked() and state.view is state.base
+    close(panel)
+
+
 # -------------------------------------------------------------------------------- the ablation
 
 def test_the_ablation_part_measures_in_the_background_beside_the_files_figures(qtbot, tiny_path, fast):
@@ -348,3 +372,24 @@ def test_the_shipped_model_opens_on_neuron_303_lit_on_a_surname(qtbot, fast):
     assert text.chars[int(np.argmax(text.values))] == "裴"
     assert "2 (blocks.2)" == find(panel, QComboBox, "modelNeuronsLayer").currentText()
     close(panel)
+
+
+# --------------------------------------------------------------------------- in the main window
+
+def test_a_lesson_step_brings_the_lab_part_forward_in_the_window(blocklab_open, fast):
+    """The one whole-window flow: the shipped lesson's steps show the lab's parts."""
+    from core.resources import resource
+    lab_window = blocklab_open(resource("lessons", "model-neurons.json"))
+    window = lab_window.window
+    panel = window.labs["model"]
+    assert window.work.currentWidget() is panel.parentWidget() and panel.isVisible()
+    assert panel.current_part() == "neurons"
+    settle(lambda: panel.state.rank_job is None, turns=1_000_000)
+    window.lessons.go(window.lessons.lesson.step_index("type"))
+    assert panel.current_part() == "type" and panel.part("type").isVisible()
+    box = panel.part("type").box
+    box.setPlainText("春眠不覺曉")
+    settle(lambda: panel.state.typed == "春眠不覺曉")
+    assert panel.findChild(QTableWidget, "modelPredictions").rowCount() == 5
+    window.lessons.go(window.lessons.lesson.step_index("ablation"))
+    assert panel.current_part() == "ablation" and panel.part("ablation").isVisible()

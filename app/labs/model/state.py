@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from app.labs.model.worker import Job
 from app.session import Change, State
@@ -40,6 +42,14 @@ def shared_model(path: str | Path | None = None) -> Model:
     if path not in _MODELS:
         _MODELS[path] = load_model(path)
     return _MODELS[path]
+
+
+def cancel_jobs(jobs: set, wait: float = 0.0) -> None:
+    """Cancel these jobs (a plain function: it may run after the state itself is gone)."""
+    for job in list(jobs):
+        job.cancel()
+    for job in list(jobs):
+        job.wait(wait)
 
 
 class What(enum.Flag):
@@ -78,6 +88,8 @@ class ModelLabState(QObject):
         self.error: str | None = None
         self.rank_job: Job | None = None
         self.ablation_job: Job | None = None
+        self.jobs: set[Job] = set()             # running: cancelled when the panel or the application goes
+        QCoreApplication.instance().aboutToQuit.connect(partial(cancel_jobs, self.jobs))
         try:
             self.model = shared_model(model_path)
         except ModelError as error:
@@ -246,13 +258,8 @@ class ModelLabState(QObject):
             return lab.compact_stats(neuron_stats(model, ids, layer, progress=progress, cancel=cancel))
 
         job = Job(work)
-        job.finished.connect(lambda stats, job=job: self._ranked(job, stats))
-        job.failed.connect(lambda text, job=job: self._failed(job, text))
-        job.cancelled.connect(lambda job=job: self._job_ended(job))
         self.rank_job, self.rank_layer, self.job_error = job, layer, None
-        job.start()
-        self.changed.emit(What.JOBS)
-        return job
+        return self._start(job, self._ranked)
 
     def _ranked(self, job: Job, stats: NeuronStats) -> None:
         self.stats[stats.layer] = stats
@@ -270,10 +277,19 @@ class ModelLabState(QObject):
             return ffn_ablation_losses(model, progress=progress, cancel=cancel, max_windows=windows)
 
         job = Job(work)
-        job.finished.connect(lambda losses, job=job: self._measured(job, losses))
-        job.failed.connect(lambda text, job=job: self._failed(job, text))
-        job.cancelled.connect(lambda job=job: self._job_ended(job))
         self.ablation_job, self.job_error = job, None
+        return self._start(job, self._measured)
+
+    def _start(self, job: Job, on_result) -> Job:
+        """Start a job; its outcome comes back to this state (unless the state is gone by then)."""
+        def deliver(handler, *args):
+            self.jobs.discard(job)
+            if shiboken6.isValid(self):
+                handler(job, *args)
+        job.finished.connect(lambda result: deliver(on_result, result))
+        job.failed.connect(lambda text: deliver(self._failed, text))
+        job.cancelled.connect(lambda: deliver(self._job_ended))
+        self.jobs.add(job)
         job.start()
         self.changed.emit(What.JOBS)
         return job
@@ -297,10 +313,7 @@ class ModelLabState(QObject):
 
     def stop(self) -> None:
         """Cancel the background work (the panel is going away) and wait briefly for it."""
-        for job in (self.rank_job, self.ablation_job):
-            if job is not None:
-                job.cancel()
-                job.wait(5.0)
+        cancel_jobs(self.jobs, wait=5.0)
 
     # --- the explorer -------------------------------------------------------------------------
     def is_linked(self) -> bool:
@@ -368,8 +381,9 @@ class ModelLabState(QObject):
         """The Session changed (heard by the panel): follow the layer open in the explorer."""
         if self.link is None or not change & (Change.TRACE | Change.LOADED):
             return
-        if not self.is_linked():                    # another block was loaded: the link is gone
-            self.link = None
+        if not self.is_linked():
+            # Another block was loaded (a lesson step, a file): the model runs as trained again.
+            # The link is kept: if that very block comes back (a step's kept edits), so does it.
             self._rerun()
             self.changed.emit(What.LINK | What.RUN)
             return
