@@ -16,7 +16,7 @@ import numpy as np
 
 from core.formats.scenario import Scenario
 from core.model import (Ablation, Model, ModelTrace, NeuronStats, NO_ABLATION, Snippet, TextRun, random_neurons,
-                        top_snippets)
+                        softmax_row, top_snippets)
 
 ABLATION_FILE = Path(__file__).resolve().parents[2] / "resources" / "models" / "ablation.json"
 
@@ -186,6 +186,13 @@ def colour_limit(values: np.ndarray) -> float:
 def predictions(model: Model, view: TextView, k: int = 5) -> list[tuple[str, float]]:
     """The k most likely next characters after the window's last character."""
     return model.predictions(view.trace, position=-1, k=k)
+
+
+def probabilities(model: Model, view: TextView, chars: Sequence[str]) -> list[float]:
+    """The probability of each of these vocabulary characters coming next (after the window)."""
+    probs = softmax_row(view.trace.logits[-1])
+    index = {ch: i for i, ch in enumerate(model.vocab)}
+    return [float(probs[index[ch]]) for ch in chars]
 
 
 # --------------------------------------------------------------------------- neuron groups

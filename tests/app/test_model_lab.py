@@ -112,7 +112,7 @@ def test_paging_the_validation_text(qtbot, tiny_path):
     page = state.page
     qtbot.mouseClick(find(panel, QPushButton, "modelPreviousPage"), Qt.MouseButton.LeftButton)
     assert state.page == page - 1
-    assert find(panel, QLabel, "modelPage").text() == f"Page {page} of {state.pages()}"
+    assert find(panel, QLabel, "modelPage").text() == f"Page {page} / {state.pages()}"
     state.show_position(0)
     assert state.page == 0 and not find(panel, QPushButton, "modelPreviousPage").isEnabled()
     close(panel)
@@ -370,7 +370,7 @@ def test_the_shipped_model_opens_on_neuron_303_lit_on_a_surname(qtbot, fast):
     text = panel.findChild(object, "modelNeuronText")
     assert (state.layer, state.neuron) == (2, 303)
     assert text.chars[int(np.argmax(text.values))] == "裴"
-    assert "2 (blocks.2)" == find(panel, QComboBox, "modelNeuronsLayer").currentText()
+    assert find(panel, QComboBox, "modelNeuronsLayer").currentText() == "blocks.2"
     close(panel)
 
 
@@ -393,3 +393,19 @@ def test_a_lesson_step_brings_the_lab_part_forward_in_the_window(blocklab_open, 
     assert panel.findChild(QTableWidget, "modelPredictions").rowCount() == 5
     window.lessons.go(window.lessons.lesson.step_index("ablation"))
     assert panel.current_part() == "ablation" and panel.part("ablation").isVisible()
+
+
+def test_the_lab_follows_a_live_language_change(qtbot, tiny_path):
+    from app import i18n
+    session, panel = open_panel(qtbot, tiny_path, "neurons")
+    try:
+        i18n.install("zh")
+        settle(lambda: panel.tabs.tabText(0) == "① 神经元")
+        assert find(panel, QComboBox, "modelSource").itemText(0) == "验证文字"
+        assert find(panel, QLabel, "modelPage").text().startswith("第 ")
+        panel.set_focus("ablation")
+        assert find(panel, QTableWidget, "modelAblationTable").horizontalHeaderItem(0).text() == "模型"
+    finally:
+        i18n.install("en")
+    settle(lambda: panel.tabs.tabText(0) == "① Neurons")
+    close(panel)

@@ -10,7 +10,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.labs.model.common import Part, esc, label, set_text
+from app.labs.model.common import Part, label, set_text
 from app.labs.model.state import What
 from app.labs.model.worker import WorkBar
 from app.widgets import style
@@ -61,6 +61,12 @@ class AblationPlots(pg.GraphicsLayoutWidget):
         for item in (self.ours_bars, self.seed_bars, self.ours_dots):
             self.retrained.addItem(item)
         self.setMinimumHeight(appearance().pixels(200))
+        appearance().changed.connect(self._restyle)
+
+    def _restyle(self) -> None:
+        for plot in (self.live, self.retrained):
+            for side in ("left", "bottom"):
+                plot.getAxis(side).setTickFont(style.font(appearance().points(TICK_PT)))
 
     def set_live(self, rows: list[lab.KnockoutRow], labels: list[str], waiting: str) -> None:
         heights = np.array([row.loss if row.loss is not None else 0.0 for row in rows])

@@ -21,10 +21,20 @@ NEWLINE = "↵"
 UNKNOWN_MARK = "#c0392b"
 
 
+BASE_POINTS = "blocklabBasePoints"          # a widget's font size at zoom 1 (Part.restyle scales it)
+
+
+def sized(widget: QWidget, points: float) -> QWidget:
+    """Give `widget` a font of `points` at the current interface zoom, kept up by Part.restyle."""
+    widget.setProperty(BASE_POINTS, float(points))
+    widget.setFont(style.font(appearance().points(points)))
+    return widget
+
+
 def label(name: str, points: float = TEXT_PT, wrap: bool = True, rich: bool = True) -> QLabel:
     widget = QLabel()
     widget.setObjectName(name)
-    widget.setFont(style.font(appearance().points(points)))
+    sized(widget, points)
     widget.setWordWrap(wrap)
     widget.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
     return widget
@@ -70,6 +80,14 @@ class Part(QWidget):
         self.state = state
         self._pending = What.ALL
         state.changed.connect(self.on_state)
+        appearance().changed.connect(self.restyle)
+
+    def restyle(self) -> None:
+        """Follow the interface zoom: every widget sized with `sized` gets its font again."""
+        for widget in self.findChildren(QWidget):
+            points = widget.property(BASE_POINTS)
+            if points:
+                widget.setFont(style.font(appearance().points(float(points))))
 
     def on_state(self, what: What) -> None:
         if self.isVisible():
@@ -126,7 +144,7 @@ class NeuronPicker(QWidget):
         with QSignalBlocker(self.layer_combo):
             self.layer_combo.clear()
             for i in range(self.state.config.n_layers):
-                self.layer_combo.addItem(self.tr("%1 (blocks.%1)").replace("%1", str(i)), i)
+                self.layer_combo.addItem(f"blocks.{i}", i)          # TransformerLens' name of layer i
         self.refresh()
 
     def refresh(self) -> None:

@@ -87,7 +87,7 @@ class ModelExplorerPart(Part):
         self.restore_all_button.setText(self.tr("Restore all"))
         set_text(self.knocked_title, "<b>" + esc(self.tr("Knocked-out neurons")) + "</b>")
         set_text(self.trained_title, "<b>" + esc(self.tr("As trained")) + "</b>")
-        set_text(self.changed_title, "<b>" + esc(self.tr("With your changes")) + "</b>")
+        set_text(self.changed_title, "<b>" + esc(self.tr("With your changes (change in points)")) + "</b>")
         for table in (self.trained, self.changed):
             table.set_headers(self.tr("Next"), self.tr("Probability"))
 
@@ -107,7 +107,8 @@ class ModelExplorerPart(Part):
             self._status()
             self._knocked()
             self.trained.show_predictions(s.predictions(trained=True))
-            self.changed.show_predictions(s.predictions())
+            changed = s.predictions()
+            self.changed.show_predictions(changed, s.trained_probabilities([ch for ch, _ in changed]))
 
     def _status(self) -> None:
         s = self.state
@@ -122,6 +123,10 @@ class ModelExplorerPart(Part):
         if changes:
             lines.append(self.tr("You changed %1 there: the model is recomputed from layer %2 on.")
                          .replace("%1", ", ".join(changes)).replace("%2", str(layer)))
+            knocked = sum(1 for _l, _n, inside in s.knocked_out() if inside)
+            if knocked:
+                lines.append(self.tr("(Knocking out a neuron zeroes its column of W_in and W_gate and its row of "
+                                     "W_out: %1 knocked out there.)").replace("%1", str(knocked)))
         else:
             lines.append(self.tr("Its weights are as trained."))
         if s.inputs_edited():
@@ -136,9 +141,10 @@ class ModelExplorerPart(Part):
         self.knocked.clear()
         for layer, neuron, inside in entries:
             text = self.tr("Layer %1, neuron #%2").replace("%1", str(layer)).replace("%2", str(neuron))
-            if inside:
-                text += " " + self.tr("(in the explorer: undo works there)")
             item = QListWidgetItem(text)
+            if inside:
+                item.setText(text + " " + self.tr("(in the explorer)"))
+                item.setToolTip(self.tr("Knocked out in the explorer's block: Undo there brings it back too."))
             item.setData(Qt.ItemDataRole.UserRole, (layer, neuron))
             self.knocked.addItem(item)
         if not entries:

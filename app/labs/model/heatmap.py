@@ -48,6 +48,8 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
         self.setMinimumHeight(appearance().pixels(120))
 
     def _restyle(self) -> None:
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).setTickFont(style.font(appearance().points(TICK_PT)))
         self.marker.setPen(pg.mkPen(appearance().colours.foreground, width=max(1, appearance().pixels(2)),
                                     style=Qt.PenStyle.DashLine))
 

@@ -76,7 +76,6 @@ class ModelNeuronsPart(Part):
         self.scale.setObjectName("modelScale")
         controls = QHBoxLayout()
         controls.addWidget(self.picker)
-        controls.addSpacing(12)
         for widget in (self.source, self.previous_page, self.page_label, self.next_page):
             controls.addWidget(widget)
         controls.addStretch(1)
@@ -230,7 +229,7 @@ class ModelNeuronsPart(Part):
             widget.setVisible(on_page)
         self.previous_page.setEnabled(s.page > 0)
         self.next_page.setEnabled(s.page < s.pages() - 1)
-        set_text(self.page_label, self.tr("Page %1 of %2").replace("%1", str(s.page + 1)).replace("%2", str(s.pages())))
+        set_text(self.page_label, self.tr("Page %1 / %2").replace("%1", str(s.page + 1)).replace("%2", str(s.pages())))
 
     def _heat_rows(self):
         groups = self.state.groups()

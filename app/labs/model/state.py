@@ -241,6 +241,10 @@ class ModelLabState(QObject):
         view = self.base if trained else self.view
         return [] if view is None else lab.predictions(self.model, view)
 
+    def trained_probabilities(self, chars) -> list[float]:
+        """What the model as trained gives these next characters (to compare with the changed run)."""
+        return [] if self.base is None else lab.probabilities(self.model, self.base, chars)
+
     # --- long work ----------------------------------------------------------------------------
     def rank(self, layer: int | None = None) -> Job | None:
         """Rank the layer's neurons over the validation text in the background (if not done)."""

@@ -7,10 +7,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPlainTextEdit, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, shown_char
+from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, shown_char, sized
 from app.labs.model.neurons import NeuronTextView
 from app.labs.model.state import TYPED, What
-from app.widgets import style
 from app.widgets.appearance import appearance
 from core.numbers import format_number
 
@@ -27,16 +26,22 @@ class PredictionsTable(QTableWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.setFont(style.font(appearance().points(13)))
+        sized(self, 13)
 
     def set_headers(self, char: str, probability: str) -> None:
         self.setHorizontalHeaderLabels([char, probability])
 
-    def show_predictions(self, predictions: list[tuple[str, float]]) -> None:
+    def show_predictions(self, predictions: list[tuple[str, float]], before: list[float] | None = None) -> None:
+        """The characters and their probabilities; with `before` (each one's probability as
+        trained), the change in percentage points beside it."""
         if self.rowCount() != len(predictions):
             self.setRowCount(len(predictions))
         for r, (ch, p) in enumerate(predictions):
-            for c, text in enumerate((shown_char(ch), format_number(100 * p, 1) + " %")):
+            probability = format_number(100 * p, 1) + " %"
+            if before is not None:
+                change = format_number(100 * (p - before[r]), 2)
+                probability += f" ({change if change.startswith('−') else '+' + change})"
+            for c, text in enumerate((shown_char(ch), probability)):
                 item = self.item(r, c)
                 if item is None:
                     item = QTableWidgetItem()
@@ -52,7 +57,7 @@ class ModelTypePart(Part):
         self.intro = label("modelTypeIntro")
         self.box = QPlainTextEdit()
         self.box.setObjectName("modelTypeBox")
-        self.box.setFont(style.font(appearance().points(15)))
+        sized(self.box, 15)
         self.box.setMaximumHeight(appearance().pixels(110))
         self.box.setPlainText(state.typed)
         self.info = label("modelTypeInfo")

@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QRunnable, QThreadPool, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from core.model import Cancelled
 
@@ -113,6 +113,8 @@ class WorkBar(QWidget):
         self.setObjectName(name)
         self.label = QLabel()
         self.label.setObjectName(name + "Label")
+        self.label.setWordWrap(True)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.bar = QProgressBar()
         self.bar.setObjectName(name + "Progress")
         self.bar.setRange(0, 1000)
@@ -120,7 +122,7 @@ class WorkBar(QWidget):
         self.cancel_button.setObjectName(name + "Cancel")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.label)
+        layout.addWidget(self.label, 2)
         layout.addWidget(self.bar, 1)
         layout.addWidget(self.cancel_button)
         self.job: Job | None = None
