@@ -310,8 +310,10 @@ def test_the_ablation_part_measures_in_the_background_beside_the_files_figures(q
     flat = " | ".join(" ".join(row) for row in cells)
     for figure in ("4.626 · 3,688,704", "5.205 · 1,574,144", "5.330 · 3,673,344 (−0.42 %)", "0.016 over 5 reruns",
                    "1,053,824", "524,928 (−50.19 %)", "1,050,240 (−0.34 %)", "4.870", "5.272 (+0.403)",
-                   "5.255 (+0.385)", "4.857 / 4.861 / 4.891 (0.034)"):
+                   "5.255 (+0.385)", "0.034", "0.022", "0.139", "0.022 … 0.139 over 3 seeds"):
         assert figure in flat, figure
+    baseline_row = next(r for r, row in enumerate(cells) if row[0] == "Baseline, 4 layers")
+    assert table.item(baseline_row, 3).toolTip() == "Seeds 0 / 1 / 2: 4.857 / 4.861 / 4.891"
     assert "per character on Tang poems" in find(panel, QLabel, "modelAblationNote").text()
     assert cells[1][2] == "—"                                          # not measured yet
     qtbot.mouseClick(find(panel, QPushButton, "modelMeasure"), Qt.MouseButton.LeftButton)

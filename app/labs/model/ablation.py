@@ -60,7 +60,7 @@ class AblationPlots(pg.GraphicsLayoutWidget):
         self.ours_dots = pg.ScatterPlotItem(size=8, brush=pg.mkBrush("#ffffff"), pen=pg.mkPen("#000000"))
         for item in (self.ours_bars, self.seed_bars, self.ours_dots):
             self.retrained.addItem(item)
-        self.setMinimumHeight(appearance().pixels(200))
+        self.setMinimumHeight(appearance().pixels(150))
         appearance().changed.connect(self._restyle)
 
     def _restyle(self) -> None:
@@ -153,6 +153,17 @@ class ModelAblationPart(Part):
         self.measure.clicked.connect(self._measure)
         self.retranslate()
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if not getattr(self, "_sized", False):        # the whole table if it fits, the plots below
+            self._sized = True
+            total = sum(self.splitter.sizes())
+            header = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+            rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+            wanted = header + rows + self.measure.sizeHint().height() + 24
+            plots = max(self.plots.minimumHeight(), total - wanted)
+            self.splitter.setSizes([total - plots, plots])
+
     def _measure(self) -> None:
         job = self.state.measure_ablation()
         if job is not None and self.work.job is not job:
@@ -163,7 +174,7 @@ class ModelAblationPart(Part):
         self.measure.setText(self.tr("Measure the knock-outs (runs the validation text %1 times; about a minute)")
                              .replace("%1", str(self.state.config.n_layers + 2)))
         self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Parameters"), self.tr("Validation loss"),
-                                              self.tr("Per seed (range)"), self.tr("Course page")])
+                                              self.tr("Range (seeds)"), self.tr("Course page")])
         set_text(self.note, self.tr(
             "Validation loss in nats: lower is better. <b>Ours is per character on Tang poems; the course page's is "
             "per token on a novel (《三國志演義》)</b>, so the numbers cannot be compared in absolute terms, only "
@@ -203,10 +214,10 @@ class ModelAblationPart(Part):
         return names[variant.key].replace("%1", str(variant.n_layers))
 
     def _rows(self) -> list[tuple]:
-        """(cells, kind, tooltip): kind "section" spans the table."""
+        """(cells, kind, tooltips by column): kind "section" spans the table."""
         s, report = self.state, self.report
         rows: list[tuple] = [((self.tr("Knocked out at inference: the shipped model, no retraining "
-                                       "(measured here)"),), "section", "")]
+                                       "(measured here)"),), "section", {})]
         for row in lab.knockout_rows(s.config.n_layers, s.losses):
             loss = "—" if row.loss is None else format_number(row.loss, 3)
             if row.delta is not None and row.key != "baseline":
@@ -219,14 +230,14 @@ class ModelAblationPart(Part):
             recorded = "" if report is None or row.key not in report.recorded_knockouts else \
                 self.tr("Recorded when the model file was written: %1").replace(
                     "%1", format_number(report.recorded_knockouts[row.key], 3))
-            rows.append(((self._knockout_name(row), params, loss, "", seed), "row", recorded))
+            rows.append(((self._knockout_name(row), params, loss, "", seed), "row", {2: recorded} if recorded else {}))
         if report is None:
             rows.append(((self.tr("The retrained variants are unavailable: %1").replace("%1", self.report_error),),
-                         "section", ""))
+                         "section", {}))
             return rows
         family = report.variants[0]
         rows.append(((self.tr("Retrained at d = %1, %2 seeds each (from the training runs)")
-                      .replace("%1", str(family.d_model)).replace("%2", str(len(family.seeds))),), "section", ""))
+                      .replace("%1", str(family.d_model)).replace("%2", str(len(family.seeds))),), "section", {}))
         base = report.variants[0]
         for variant in report.variants:
             params = count(variant.params)
@@ -239,14 +250,16 @@ class ModelAblationPart(Part):
             seed = f"{format_number(figure.val_loss, 3)} · {count(figure.params)}"
             if figure.param_difference_pct is not None:
                 seed += f" (−{format_number(figure.param_difference_pct, 2)} %)"
-            per_seed = " / ".join(format_number(v, 3) for v in variant.losses) + f" ({format_number(variant.range, 3)})"
-            rows.append(((self._variant_name(variant), params, loss, per_seed, seed), "row", ""))
+            per_seed = self.tr("Seeds %1: %2").replace("%1", " / ".join(str(k) for k in variant.seeds)) \
+                .replace("%2", " / ".join(format_number(v, 3) for v in variant.losses))
+            rows.append(((self._variant_name(variant), params, loss, format_number(variant.range, 3), seed), "row",
+                         {2: per_seed, 3: per_seed}))
         low, high = report.noise_floor
         rows.append(((self.tr("Noise floor: run-to-run range"), "", "",
                       self.tr("%1 … %2 over %3 seeds").replace("%1", format_number(low, 3))
                       .replace("%2", format_number(high, 3)).replace("%3", str(len(base.seeds))),
                       self.tr("%1 over %2 reruns").replace("%1", format_number(report.seed_rerun_range, 3))
-                      .replace("%2", str(report.seed_rerun_runs))), "row", ""))
+                      .replace("%2", str(report.seed_rerun_runs))), "row", {}))
         return rows
 
     def _table(self) -> None:
@@ -256,7 +269,7 @@ class ModelAblationPart(Part):
         bold = QFont(self.table.font())
         bold.setBold(True)
         shade = QBrush(QColor(appearance().colours.panel))
-        for r, (cells, kind, tooltip) in enumerate(rows):
+        for r, (cells, kind, tooltips) in enumerate(rows):
             for c in range(self.table.columnCount()):
                 text = cells[c] if c < len(cells) else ""
                 item = QTableWidgetItem(text)
@@ -265,8 +278,8 @@ class ModelAblationPart(Part):
                     item.setBackground(shade)
                 elif c > 0:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if tooltip and c == 2:
-                    item.setToolTip(tooltip)
+                if c in tooltips:
+                    item.setToolTip(tooltips[c])
                 self.table.setItem(r, c, item)
             if kind == "section":
                 self.table.setSpan(r, 0, 1, self.table.columnCount())
