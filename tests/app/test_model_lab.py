@@ -307,7 +307,7 @@ def test_the_ablation_part_measures_in_the_background_beside_the_files_figures(q
     table = find(panel, QTableWidget, "modelAblationTable")
     cells = [[table.item(r, c).text() if table.item(r, c) else "" for c in range(table.columnCount())]
              for r in range(table.rowCount())]
-    flat = " | ".join(" ".join(row) for row in cells)
+    flat = " | ".join(" ".join(row) for row in cells).replace("\n", " ")      # changes on a line of their own
     for figure in ("4.626 · 3,688,704", "5.205 · 1,574,144", "5.330 · 3,673,344 (−0.42 %)", "0.016 over 5 reruns",
                    "1,053,824", "524,928 (−50.19 %)", "1,050,240 (−0.34 %)", "4.870", "5.272 (+0.403)",
                    "5.255 (+0.385)", "0.034", "0.022", "0.139", "0.022 … 0.139 over 3 seeds"):
@@ -322,7 +322,7 @@ def test_the_ablation_part_measures_in_the_background_beside_the_files_figures(q
     expected = ffn_ablation_losses(model, max_windows=1)
     table = find(panel, QTableWidget, "modelAblationTable")
     assert table.item(1, 2).text() == f"{expected['baseline']:.3f}"
-    assert table.item(1 + model.config.n_layers + 1, 2).text().startswith(f"{expected['ffn_off.all']:.3f} (+")
+    assert table.item(1 + model.config.n_layers + 1, 2).text().startswith(f"{expected['ffn_off.all']:.3f}\n(+")
     settle(lambda: not panel.findChild(object, "modelAblationWork").isVisible())
     close(panel)
 

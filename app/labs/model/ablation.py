@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -31,6 +31,11 @@ def count(n: int) -> str:
 def signed(value: float, decimals: int = 3) -> str:
     text = format_number(value, decimals)
     return text if text.startswith("−") else "+" + text
+
+
+def two_lines(text: str) -> str:
+    """A header or tick label broken at its first space (a narrow column, six ticks side by side)."""
+    return text.replace(" ", "\n", 1)
 
 
 class AblationPlots(pg.GraphicsLayoutWidget):
@@ -60,6 +65,7 @@ class AblationPlots(pg.GraphicsLayoutWidget):
         self.ours_dots = pg.ScatterPlotItem(size=8, brush=pg.mkBrush("#ffffff"), pen=pg.mkPen("#000000"))
         for item in (self.ours_bars, self.seed_bars, self.ours_dots):
             self.retrained.addItem(item)
+        self._tick_texts: list[str] = []
         self.setMinimumHeight(appearance().pixels(150))
         appearance().changed.connect(self._restyle)
 
@@ -67,11 +73,22 @@ class AblationPlots(pg.GraphicsLayoutWidget):
         for plot in (self.live, self.retrained):
             for side in ("left", "bottom"):
                 plot.getAxis(side).setTickFont(style.font(appearance().points(TICK_PT)))
+        self._fit_ticks()
+
+    def _fit_ticks(self) -> None:
+        """Room under both plots for the live plot's two-line tick labels (pyqtgraph sizes the axis
+        for one line until it has painted)."""
+        lines = max([1] + [text.count("\n") + 1 for text in self._tick_texts])
+        height = lines * QFontMetrics(style.font(appearance().points(TICK_PT))).lineSpacing() + 12
+        for plot in (self.live, self.retrained):
+            plot.getAxis("bottom").setHeight(height)
 
     def set_live(self, rows: list[lab.KnockoutRow], labels: list[str], waiting: str) -> None:
         heights = np.array([row.loss if row.loss is not None else 0.0 for row in rows])
         self.live_bars.setOpts(height=heights)
-        self.live.getAxis("bottom").setTicks([[(k, text) for k, text in enumerate(labels)]])
+        self._tick_texts = [two_lines(text) for text in labels]
+        self.live.getAxis("bottom").setTicks([list(enumerate(self._tick_texts))])
+        self._fit_ticks()
         measured = any(row.loss is not None for row in rows)
         self.pending.setText("" if measured else waiting)
         self.pending.setVisible(not measured)
@@ -117,10 +134,11 @@ class ModelAblationPart(Part):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.table.setWordWrap(False)
+        self.table.setWordWrap(True)        # the figures whole; the names take what is left, wrapped
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.measure = QPushButton()
         self.measure.setObjectName("modelMeasure")
@@ -173,8 +191,9 @@ class ModelAblationPart(Part):
     def retranslate(self) -> None:
         self.measure.setText(self.tr("Measure the knock-outs (runs the validation text %1 times; about a minute)")
                              .replace("%1", str(self.state.config.n_layers + 2)))
-        self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Parameters"), self.tr("Validation loss"),
-                                              self.tr("Range (seeds)"), self.tr("Course page")])
+        self.table.setHorizontalHeaderLabels([two_lines(text) for text in (
+            self.tr("Model"), self.tr("Parameters"), self.tr("Validation loss"), self.tr("Range (seeds)"),
+            self.tr("Course page"))])
         set_text(self.note, self.tr(
             "Validation loss in nats: lower is better. <b>Ours is per character on Tang poems; the course page's is "
             "per token on a novel (《三國志演義》)</b>, so the numbers cannot be compared in absolute terms, only "
@@ -221,7 +240,7 @@ class ModelAblationPart(Part):
         for row in lab.knockout_rows(s.config.n_layers, s.losses):
             loss = "—" if row.loss is None else format_number(row.loss, 3)
             if row.delta is not None and row.key != "baseline":
-                loss += f" ({signed(row.delta)})"
+                loss += f"\n({signed(row.delta)})"        # a change on a line of its own: narrow columns
             params = count(s.config.n_params) if row.key == "baseline" else ""
             seed = ""
             if row.key == "baseline" and report is not None:
@@ -242,23 +261,23 @@ class ModelAblationPart(Part):
         for variant in report.variants:
             params = count(variant.params)
             if variant is not base:
-                params += f" ({signed(variant.param_difference_pct, 2)} %)"
+                params += f"\n({signed(variant.param_difference_pct, 2)} %)"
             loss = format_number(variant.mean, 3)
             if variant is not base:
-                loss += f" ({signed(variant.mean - base.mean)})"
+                loss += f"\n({signed(variant.mean - base.mean)})"
             figure = report.seed_figures[variant.seed_key]
             seed = f"{format_number(figure.val_loss, 3)} · {count(figure.params)}"
             if figure.param_difference_pct is not None:
-                seed += f" (−{format_number(figure.param_difference_pct, 2)} %)"
+                seed += f"\n(−{format_number(figure.param_difference_pct, 2)} %)"
             per_seed = self.tr("Seeds %1: %2").replace("%1", " / ".join(str(k) for k in variant.seeds)) \
                 .replace("%2", " / ".join(format_number(v, 3) for v in variant.losses))
             rows.append(((self._variant_name(variant), params, loss, format_number(variant.range, 3), seed), "row",
                          {2: per_seed, 3: per_seed}))
         low, high = report.noise_floor
         rows.append(((self.tr("Noise floor: run-to-run range"), "", "",
-                      self.tr("%1 … %2 over %3 seeds").replace("%1", format_number(low, 3))
+                      self.tr("%1 … %2\nover %3 seeds").replace("%1", format_number(low, 3))
                       .replace("%2", format_number(high, 3)).replace("%3", str(len(base.seeds))),
-                      self.tr("%1 over %2 reruns").replace("%1", format_number(report.seed_rerun_range, 3))
+                      self.tr("%1\nover %2 reruns").replace("%1", format_number(report.seed_rerun_range, 3))
                       .replace("%2", str(report.seed_rerun_runs))), "row", {}))
         return rows
 

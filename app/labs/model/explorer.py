@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QLis
 from app.labs.model.common import NeuronPicker, Part, esc, label, set_text
 from app.labs.model.state import What
 from app.labs.model.typed import PredictionsTable
+from app.widgets.flow_layout import FlowLayout
 
 
 class ModelExplorerPart(Part):
@@ -28,6 +29,7 @@ class ModelExplorerPart(Part):
         self.knocked = QListWidget()
         self.knocked.setObjectName("modelKnockedOut")
         self.knocked.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.knocked.setWordWrap(True)                # "layer 2, neuron #303 (in the explorer)" whole
         self.restore_button = QPushButton()
         self.restore_button.setObjectName("modelRestore")
         self.restore_all_button = QPushButton()
@@ -37,11 +39,10 @@ class ModelExplorerPart(Part):
         self.changed_title = label("modelChangedTitle")
         self.changed = PredictionsTable("modelPredictionsChanged")
 
-        actions = QHBoxLayout()
-        actions.addWidget(self.picker)
-        actions.addWidget(self.open_button)
-        actions.addWidget(self.knock_button)
-        actions.addStretch(1)
+        actions = QWidget()              # one line, or two on a narrow panel: never a button cut off
+        flow = FlowLayout(actions, spacing=6)
+        for widget in (self.picker, self.open_button, self.knock_button):
+            flow.addWidget(widget)
         restore = QHBoxLayout()
         restore.addWidget(self.restore_button)
         restore.addWidget(self.restore_all_button)
@@ -56,12 +57,12 @@ class ModelExplorerPart(Part):
         tables.addWidget(self.trained, 1, 0)
         tables.addWidget(self.changed, 1, 1)
         body = QHBoxLayout()
-        body.addLayout(knocked, 2)
-        body.addLayout(tables, 3)
+        body.addLayout(knocked, 1)
+        body.addLayout(tables, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.intro)
-        layout.addLayout(actions)
+        layout.addWidget(actions)
         layout.addWidget(self.status)
         layout.addWidget(self.reopen, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addLayout(body, 1)

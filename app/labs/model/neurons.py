@@ -10,6 +10,7 @@ from app.labs.model.common import NeuronPicker, Part, TintedText, esc, label, se
 from app.labs.model.heatmap import NeuronHeatmap
 from app.labs.model.state import SCALE_LAYER, SCALE_NEURON, TYPED, VALIDATION, What
 from app.labs.model.worker import WorkBar
+from app.widgets.flow_layout import FlowLayout
 from core.labs import model_lab as lab
 from core.numbers import format_number
 
@@ -74,11 +75,15 @@ class ModelNeuronsPart(Part):
         self.page_label = label("modelPage", wrap=False, rich=False)
         self.scale = QComboBox()
         self.scale.setObjectName("modelScale")
-        controls = QHBoxLayout()
-        controls.addWidget(self.picker)
+        paging = QWidget()               # the text and its pages stay together, on the picker's line if it fits
+        paging_row = QHBoxLayout(paging)
+        paging_row.setContentsMargins(0, 0, 0, 0)
         for widget in (self.source, self.previous_page, self.page_label, self.next_page):
-            controls.addWidget(widget)
-        controls.addStretch(1)
+            paging_row.addWidget(widget)
+        controls = QWidget()
+        flow = FlowLayout(controls, spacing=6)
+        flow.addWidget(self.picker)
+        flow.addWidget(paging)
         for button in (self.previous_page, self.next_page):
             button.setMaximumWidth(button.fontMetrics().horizontalAdvance("◀") * 4)
 
@@ -137,7 +142,7 @@ class ModelNeuronsPart(Part):
         grid.setRowStretch(2, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(controls)
+        layout.addWidget(controls)
         layout.addLayout(grid, 1)
         layout.addWidget(self.work)
 
