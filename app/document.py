@@ -240,7 +240,7 @@ class Document(QObject):
         if self.lessons.lesson is None:
             return not self.session.undo_stack.isClean()
         index = self.lessons.index
-        for step, state in self.lessons.kept.items():
+        for step, (_loaded, state) in self.lessons.kept.items():
             if step != index and not _same(state, self._saved_steps.get(step)):
                 return True
         return self.lessons.is_edited() and not _same(self.session.state, self._saved_steps.get(index))
@@ -473,7 +473,11 @@ class Document(QObject):
         text = self.tr("Restored unsaved work")
         if snapshot.lesson is not None and self.open_lesson(snapshot.lesson, snapshot.step, ask=False):
             for step, scenario in snapshot.kept.items():
-                self.lessons.kept[step] = _state(scenario)
+                # Edits of the step's own block go on top of the step as written; a block a lab
+                # loaded there (another text, e.g. a layer of the trained model) comes back whole.
+                written = self.lessons.lesson.step_scenario(step)
+                loaded = written if written.tokens == scenario.tokens else scenario
+                self.lessons.kept[step] = (loaded, _state(scenario))
             if snapshot.edited:
                 self.session.push_state(_state(snapshot.scenario), text)
             self.refresh()
@@ -508,7 +512,7 @@ class Document(QObject):
         if lesson is None:
             loaded = None if self.path is not None and not is_lesson_file(self.path) else self.session.loaded
             return Snapshot(scenario, self.path, loaded)
-        kept = {step: replace_state(lesson.step_scenario(step), state) for step, state in self.lessons.kept.items()
+        kept = {step: replace_state(loaded, state) for step, (loaded, state) in self.lessons.kept.items()
                 if step != self.lessons.index}
         return Snapshot(scenario, self.path, None, self.path, self.lessons.index,
                         not self.session.undo_stack.isClean(), kept)

@@ -187,6 +187,20 @@ def run_gui(file: Path, language: str | None, present: bool = False, zoom: int |
     return app.exec()
 
 
+def _finish_background_work(app, seconds: float = 300.0) -> None:
+    """Let work a view started on Qt's global thread pool (a lab ranking its neurons) finish, so
+    that a screenshot shows its results rather than its progress bar (at most `seconds`)."""
+    from PySide6.QtCore import QThreadPool
+
+    pool = QThreadPool.globalInstance()
+    deadline = time.monotonic() + seconds
+    while pool.activeThreadCount() and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.02)
+    for _ in range(3):
+        app.processEvents()
+
+
 def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language: str | None,
                    lesson: str | None = None, step: str | None = None, present: bool = False,
                    zoom: int | None = None) -> int:
@@ -227,6 +241,7 @@ def _grab(app, window, out: Path, size: tuple[int, int], present: bool) -> int:
         app.processEvents()
     from app.labs.generations.worker import settle
     settle(app)                        # a lab's slow demonstration finishes before the picture
+    _finish_background_work(app)
     window.dataflow.fit_to_window()
     app.processEvents()
     if (window.width(), window.height()) != tuple(size):

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.session import Session, State
 from core.formats.lesson import Lesson, LessonError, load_lesson
+from core.formats.scenario import Scenario
 from core.resources import lessons_dir
 
 LESSONS = lessons_dir()
@@ -27,7 +28,9 @@ class LessonController(QObject):
         self.session = session
         self.lesson: Lesson | None = None
         self.index = 0
-        self.kept: dict[int, State] = {}      # step → the learner's edited state there
+        # step → the block the Session had loaded there and the learner's edited state of it (a lab
+        # may have loaded another block than the step's, e.g. a layer of the trained model)
+        self.kept: dict[int, tuple[Scenario, State]] = {}
 
     def open(self, lesson: Lesson, step: int = 0) -> None:
         self.lesson, self.kept = lesson, {}
@@ -45,7 +48,7 @@ class LessonController(QObject):
 
     def _keep_current(self) -> None:
         if self.lesson is not None and self.index >= 0 and not self.session.undo_stack.isClean():
-            self.kept[self.index] = self.session.state
+            self.kept[self.index] = (self.session.loaded, self.session.state)
 
     def go(self, index: int) -> None:
         if self.lesson is None:
@@ -55,10 +58,11 @@ class LessonController(QObject):
             return
         self._keep_current()
         self.index = index
-        self.session.load(self.lesson.step_scenario(index))
-        if index in self.kept:
-            # The learner's edits come back as one undo step on top of the step as written.
-            self.session.push_state(self.kept[index], self.tr("Your edits at this step"))
+        kept = self.kept.get(index)
+        self.session.load(kept[0] if kept else self.lesson.step_scenario(index))
+        if kept:
+            # The learner's edits come back as one undo step on top of the block as loaded there.
+            self.session.push_state(kept[1], self.tr("Your edits at this step"))
         self._apply_selection()
         self.stepChanged.emit()
 

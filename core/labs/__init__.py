@@ -13,5 +13,7 @@ register(Lab("ffn-page", core="core.labs.ffn_page", title="The FFN page",
              panel="app.labs.ffn_page.FfnPagePanel"))
 register(Lab("generations", core="core.labs.generations", title="The block across generations",
              parts=generations.PARTS, panel="app.labs.generations.GenerationsPanel"))
+register(Lab("model", core="core.labs.model_lab", title="The trained model",
+             parts=("neurons", "type", "explorer", "ablation"), panel="app.labs.model.ModelLabPanel"))
 
 __all__ = ["Lab", "UnknownLab", "check_part", "get_lab", "labs", "register", "unregister"]

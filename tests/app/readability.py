@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt
+from PySide6.QtCore import QAbstractListModel, QEvent, QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextDocument, QTextFormat
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea,
@@ -341,7 +341,7 @@ def _walk_cells(view: QAbstractItemView, area: str, where: str, seen: Counter) -
     small = cut = 0
     example = ""
     for row in range(min(model.rowCount(), 64)):
-        for column in range(min(model.columnCount(), 64)):
+        for column in range(1 if isinstance(model, QAbstractListModel) else min(model.columnCount(), 64)):
             index = model.index(row, column)
             rect = view.visualRect(index)
             if rect.isEmpty() or not viewport.intersects(rect):

@@ -7,7 +7,7 @@ import re
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QTabBar, QTableWidget, QWidget
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QListWidget, QTabBar, QTableWidget, QWidget
 
 from app.labs import build_lab_panel
 from app.session import Session
@@ -17,7 +17,7 @@ from tests.conftest import SCENARIOS
 # Symbols, weight and hook names, function and model names: the same in every language.
 ALLOWED = set("""p n y a b c h z x s t d T X Y W M id act max tanh erf softmax token FFN MSE ReLU GELU SiLU
 LayerNorm RMSNorm GPT W_in W_out b_in b_out W_up W_down b_up b_down W_V W_O d_ff d_model d_out n_embd
-Vaswani newstest2013 C C4""".split())              # C: the paper's rows "(C)"; C4: the lesson
+Vaswani newstest2013 C C4 SwiGLU blocks W_Q W_K W_gate""".split())              # C: the paper's rows "(C)"; C4: the lesson
 NAMES = re.compile(r"Block Lab|GPT-2 small|Attention Is All You Need|[\w-]+\.json|\b[\w.]*hook_\w+")
 
 
@@ -33,6 +33,8 @@ def visible_texts(root: QWidget) -> list[tuple[str, str]]:
             found += [("tab", widget.tabText(i)) for i in range(widget.count())]
         elif isinstance(widget, QComboBox):
             found += [(name, widget.itemText(i)) for i in range(widget.count())]
+        elif isinstance(widget, QListWidget):
+            found += [(name, widget.item(i).text()) for i in range(widget.count())]
         elif isinstance(widget, QTableWidget):
             for column in range(widget.columnCount()):
                 if widget.isColumnHidden(column):
@@ -84,6 +86,40 @@ def test_every_part_of_a_lab_in_chinese(qtbot, chinese, lab_id, scenario):
     for part in panel.parts():
         panel.set_focus(part)
         assert stray_english(panel) == set(), part
+    panel.close()
+
+
+def test_every_part_of_the_trained_model_lab_in_chinese(qtbot, chinese, monkeypatch):
+    """With the layer ranked (over a short text here), a layer open in the explorer and neurons
+    knocked out, so that every text the parts can show is on screen; and the hover texts."""
+    from app.labs.model.state import ModelLabState
+    from tests.app.helpers import settle
+    monkeypatch.setattr(ModelLabState, "RANK_CHARS", 256)
+    monkeypatch.setattr(ModelLabState, "ABLATION_WINDOWS", 1)
+    session = Session(load_scenario(SCENARIOS / "block-default.json"))
+    panel = build_lab_panel("model", session)
+    qtbot.addWidget(panel)
+    panel.resize(1100, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    state = panel.state
+    settle(lambda: state.rank_job is None, turns=1_000_000)
+    state.set_typed("床前明月光X")
+    state.open_in_explorer(2)
+    state.knock_out(2, 303)
+    state.knock_out(1, 5)
+    session.set_value("W_in", (0, 0), 1.0)
+    state.measure_ablation()
+    settle(lambda: state.ablation_job is None, turns=1_000_000)
+    for part in panel.parts():
+        panel.set_focus(part)
+        settle(lambda: True)
+        assert stray_english(panel) == set(), part
+    text = panel.findChild(QWidget, "modelTypeText")
+    heatmap = panel.findChild(QWidget, "modelHeatmap")
+    hovers = [text.hover_text(len(text.chars) - 1), heatmap.cell_text(0, 0)]
+    assert all(not re.findall(r"[A-Za-z]{2,}", hover) for hover in hovers), hovers
+    assert session.undo_stack.text(0) == "敲掉隐藏单元 303"
     panel.close()
 
 

@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QAbstractListModel, Qt
 from PySide6.QtGui import Qt as QtGui_Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractSpinBox, QComboBox, QGraphicsSimpleTextItem,
@@ -90,7 +90,8 @@ def _model_texts(view: QAbstractItemView) -> list[str]:
     if model is None:
         return []
     texts = []
-    rows, columns = model.rowCount(), model.columnCount()
+    rows = model.rowCount()
+    columns = 1 if isinstance(model, QAbstractListModel) else model.columnCount()   # a list's is private
     for row in range(min(rows, 64)):
         for column in range(min(columns, 64)):
             value = model.data(model.index(row, column), Qt.ItemDataRole.DisplayRole)

@@ -1,0 +1,9 @@
+"""The trained-model lab (issue 11): a real 4-layer model's FFN neurons over real text, your own
+text through it, any layer opened in the explorer, and what removing the FFN costs.
+
+panel.py assembles the parts: neurons.py (with heatmap.py), typed.py, explorer.py, ablation.py;
+state.py is what they share, worker.py runs the long passes off the GUI thread.
+"""
+from app.labs.model.panel import ModelLabPanel
+
+__all__ = ["ModelLabPanel"]

@@ -1,0 +1,113 @@
+"""Neurons × positions as a pyqtgraph heatmap: one row per neuron, one column per character of
+the text on screen. The ImageItem is created once and updated with setImage(..., levels=...);
+clicking a row picks that neuron, hovering names the cell."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+
+from app.labs.model.common import shown_char
+from app.widgets import style
+from app.widgets.appearance import appearance
+from core.numbers import format_number
+
+TICK_PT = 9
+LABELLED_ROWS = 40          # up to this many rows get a "#n" label each
+
+
+class NeuronHeatmap(pg.GraphicsLayoutWidget):
+    neuronClicked = Signal(int)
+
+    def __init__(self, name: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.ci.setContentsMargins(2, 2, 2, 2)
+        self.plot = style.quiet_plot(self.addPlot(), appearance().points(TICK_PT))
+        self.plot.invertY(True)
+        self.plot.setMouseEnabled(x=False, y=True)        # wheel-zoom through many neurons
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setLookupTable(style.DIVERGING_LUT)
+        self.plot.addItem(self.image)
+        self.marker = pg.InfiniteLine(angle=0, movable=False)
+        self.separator = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#1f77b4", width=2))
+        for line in (self.marker, self.separator):
+            self.plot.addItem(line)
+            line.setZValue(10)
+        self.rows: tuple[int, ...] = ()
+        self.chars: tuple[str, ...] = ()
+        self.values = np.zeros((0, 0))
+        self.caption_neuron = "#%1"
+        self.hover = ""
+        self._restyle()
+        appearance().changed.connect(self._restyle)
+        self.scene().sigMouseClicked.connect(self._clicked)
+        self.scene().sigMouseMoved.connect(self._moved)
+        self.setMinimumHeight(appearance().pixels(120))
+
+    def _restyle(self) -> None:
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).setTickFont(style.font(appearance().points(TICK_PT)))
+        self.marker.setPen(pg.mkPen(appearance().colours.foreground, width=max(1, appearance().pixels(2)),
+                                    style=Qt.PenStyle.DashLine))
+
+    def set_data(self, values: np.ndarray, rows, chars, limit: float, split: int | None = None) -> None:
+        """values (rows × T); rows are the neuron numbers; split: rows before it are one group."""
+        rows, chars = tuple(int(n) for n in rows), tuple(chars)
+        values = np.asarray(values, dtype=np.float64)
+        self.image.setImage(values, levels=(-limit, limit), autoLevels=False)
+        self.image.setRect(0, 0, max(1, values.shape[1]), max(1, values.shape[0]))
+        if rows != self.rows or chars != self.chars or values.shape != self.values.shape:
+            self.rows, self.chars = rows, chars
+            self._ticks()
+            self.plot.setRange(xRange=(0, max(1, len(chars))), yRange=(0, max(1, len(rows))), padding=0)
+        self.values = values
+        self.separator.setVisible(split is not None and 0 < split < len(rows))
+        if split is not None:
+            self.separator.setValue(split)
+
+    def _ticks(self) -> None:
+        rows, chars = self.rows, self.chars
+        if len(rows) <= LABELLED_ROWS:
+            left = [[(k + 0.5, f"#{n}") for k, n in enumerate(rows)]]
+        else:
+            step = 10 ** max(0, int(math.log10(max(1, len(rows)))) - 1) * 5
+            left = [[(k + 0.5, f"#{rows[k]}") for k in range(0, len(rows), step)]]
+        self.plot.getAxis("left").setTicks(left)
+        step = 1 if len(chars) <= 24 else 4 if len(chars) <= 64 else 8
+        bottom = [[(k + 0.5, shown_char(chars[k])) for k in range(0, len(chars), step)]]
+        self.plot.getAxis("bottom").setTicks(bottom)
+
+    def show_neuron(self, neuron: int) -> None:
+        """Mark the row of `neuron` (hidden if it is not one of the rows)."""
+        if neuron in self.rows:
+            self.marker.setValue(self.rows.index(neuron) + 0.5)
+            self.marker.show()
+        else:
+            self.marker.hide()
+
+    def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
+        if not self.plot.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = self.plot.vb.mapSceneToView(scene_pos)
+        row, column = int(math.floor(point.y())), int(math.floor(point.x()))
+        if 0 <= row < len(self.rows) and 0 <= column < len(self.chars):
+            return row, column
+        return None
+
+    def cell_text(self, row: int, column: int) -> str:
+        value = format_number(self.values[row, column], 3) if self.values.shape[0] > row else "—"
+        return self.tr("Neuron #%1 at “%2” (position %3): %4").replace("%1", str(self.rows[row])) \
+            .replace("%2", shown_char(self.chars[column])).replace("%3", str(column)).replace("%4", value)
+
+    def _clicked(self, event) -> None:
+        cell = self.cell_at(event.scenePos())
+        if cell is not None:
+            self.neuronClicked.emit(self.rows[cell[0]])
+
+    def _moved(self, scene_pos) -> None:
+        cell = self.cell_at(scene_pos)
+        self.hover = "" if cell is None else self.cell_text(*cell)
+        self.setToolTip(self.hover)

@@ -1,0 +1,310 @@
+"""The neuron view: the text on screen tinted by one FFN neuron, the top neurons beside a random
+control group, the chosen neuron's top snippets, and neurons × positions as a heatmap."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QPushButton,
+                               QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from app.labs.model.common import NeuronPicker, Part, TintedText, esc, label, set_text, tinted_html
+from app.labs.model.heatmap import NeuronHeatmap
+from app.labs.model.state import SCALE_LAYER, SCALE_NEURON, TYPED, VALIDATION, What
+from app.labs.model.worker import WorkBar
+from app.widgets.flow_layout import FlowLayout
+from core.labs import model_lab as lab
+from core.numbers import format_number
+
+ROWS_GROUPS = "groups"
+ROWS_ALL = "all"
+
+
+class NeuronTextView(QWidget):
+    """The text on screen with each character tinted by the chosen neuron, and its colour legend."""
+
+    def __init__(self, name: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.text = TintedText(name)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName(name + "Scroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self.text)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.legend = label(name + "Legend")
+        self.legend_row = QHBoxLayout()
+        self.legend_row.addWidget(self.legend, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll, 1)
+        layout.addLayout(self.legend_row)
+
+    def show_state(self, state) -> None:
+        """Draw the state's text, layer and neuron (with its knock-outs)."""
+        units = state.units()
+        if units is None:
+            self.text.set_content((), (), 1.0)
+            set_text(self.legend, "")
+            return
+        view, limit = state.view, state.limit()
+        caption = self.tr("neuron #%1 of layer %2").replace("%1", str(state.neuron)).replace("%2", str(state.layer))
+        self.text.set_content(view.chars, units[:, state.neuron], limit, view.unknown, view.position_offset, caption)
+        if state.scale == SCALE_LAYER:
+            scale = self.tr("layer %1's largest").replace("%1", str(state.layer))
+        else:
+            scale = self.tr("this neuron's largest")
+        where = (self.tr("on the validation text") if state.layer in state.stats
+                 else self.tr("on screen"))
+        ends = format_number(limit, 0)
+        swatch = tinted_html(("−" + ends, "0", "+" + ends), (-limit, 0.0, limit), limit, pad=True)
+        off = "" if (state.layer, state.neuron) not in state.ablation().neurons_off else \
+            " " + self.tr("<b>This neuron is knocked out</b>: it is 0 everywhere.")
+        set_text(self.legend, self.tr("Colour %1 (%2 %3).").replace("%1", swatch)
+                 .replace("%2", scale).replace("%3", where) + off)
+
+
+class ModelNeuronsPart(Part):
+    def __init__(self, state, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.setObjectName("modelNeuronsPart")
+        self.picker = NeuronPicker(state, "modelNeurons")
+        self.source = QComboBox()
+        self.source.setObjectName("modelSource")
+        self.previous_page = QPushButton("◀")
+        self.previous_page.setObjectName("modelPreviousPage")
+        self.next_page = QPushButton("▶")
+        self.next_page.setObjectName("modelNextPage")
+        self.page_label = label("modelPage", wrap=False, rich=False)
+        self.scale = QComboBox()
+        self.scale.setObjectName("modelScale")
+        paging = QWidget()               # the text and its pages stay together, on the picker's line if it fits
+        paging_row = QHBoxLayout(paging)
+        paging_row.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.source, self.previous_page, self.page_label, self.next_page):
+            paging_row.addWidget(widget)
+        controls = QWidget()
+        flow = FlowLayout(controls, spacing=6)
+        flow.addWidget(self.picker)
+        flow.addWidget(paging)
+        for button in (self.previous_page, self.next_page):
+            button.setMaximumWidth(button.fontMetrics().horizontalAdvance("◀") * 4)
+
+        self.view = NeuronTextView("modelNeuronText")
+        self.view.legend_row.addWidget(self.scale)
+        self.rows = QComboBox()
+        self.rows.setObjectName("modelHeatRows")
+        self.heat_title = label("modelHeatTitle", wrap=True)
+        self.heatmap = NeuronHeatmap("modelHeatmap")
+        self.groups = QTableWidget(0, 3)
+        self.groups.setObjectName("modelGroups")
+        self.groups.verticalHeader().hide()
+        self.groups.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.groups.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.groups.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.groups.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.groups.horizontalHeader().setStretchLastSection(True)
+        self.groups.verticalHeader().setDefaultSectionSize(self.groups.fontMetrics().height() + 8)
+        self.groups_note = label("modelGroupsNote")
+        self.draw_again = QPushButton()
+        self.draw_again.setObjectName("modelDrawAgain")
+        self.snippets_title = label("modelSnippetsTitle")
+        self.snippets = label("modelSnippets")
+        self.snippets.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.work = WorkBar("modelRankWork")
+
+        side = QVBoxLayout()
+        side.addWidget(self.groups, 2)
+        side.addWidget(self.groups_note)
+        side.addWidget(self.draw_again, 0, Qt.AlignmentFlag.AlignLeft)
+        # The snippets change with every neuron: in a scroll area of their own, so that their new
+        # text re-lays out only them, not the whole part.
+        snippets = QWidget()
+        column = QVBoxLayout(snippets)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.snippets_title)
+        column.addWidget(self.snippets)
+        column.addStretch(1)
+        self.snippets_area = QScrollArea()
+        self.snippets_area.setObjectName("modelSnippetsArea")
+        self.snippets_area.setWidgetResizable(True)
+        self.snippets_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.snippets_area.setWidget(snippets)
+        side.addWidget(self.snippets_area, 1)
+        heat_head = QHBoxLayout()
+        heat_head.addWidget(self.rows)
+        heat_head.addWidget(self.heat_title, 1)
+        grid = QGridLayout()
+        grid.addWidget(self.view, 0, 0)
+        grid.addLayout(heat_head, 1, 0)
+        grid.addWidget(self.heatmap, 2, 0)
+        grid.addLayout(side, 0, 1, 3, 1)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 2)
+        grid.setRowStretch(0, 3)
+        grid.setRowStretch(2, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(controls)
+        layout.addLayout(grid, 1)
+        layout.addWidget(self.work)
+
+        self.source.currentIndexChanged.connect(self._source_picked)
+        self.previous_page.clicked.connect(lambda: state.set_page(state.page - 1))
+        self.next_page.clicked.connect(lambda: state.set_page(state.page + 1))
+        self.scale.currentIndexChanged.connect(lambda i: state.set_scale(self.scale.itemData(i)) if i >= 0 else None)
+        self.rows.currentIndexChanged.connect(lambda _i: self.redraw(What.RUN))
+        self.heatmap.neuronClicked.connect(state.set_neuron)
+        self.groups.cellClicked.connect(self._group_clicked)
+        self.draw_again.clicked.connect(state.draw_again)
+        self.snippets.linkActivated.connect(lambda href: state.show_position(int(href)))
+        self.retranslate()
+
+    # --- language ------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.picker.retranslate()
+        with QSignalBlocker(self.source):
+            self.source.clear()
+            self.source.addItem(self.tr("Validation text"), VALIDATION)
+            self.source.addItem(self.tr("Your text"), TYPED)
+        with QSignalBlocker(self.scale):
+            self.scale.clear()
+            self.scale.addItem(self.tr("Scale: the layer"), SCALE_LAYER)
+            self.scale.addItem(self.tr("Scale: this neuron"), SCALE_NEURON)
+        with QSignalBlocker(self.rows):
+            current = self.rows.currentData() or ROWS_GROUPS
+            self.rows.clear()
+            self.rows.addItem(self.tr("Top and random"), ROWS_GROUPS)
+            self.rows.addItem(self.tr("All %1").replace("%1", str(self.state.config.d_ff)), ROWS_ALL)
+            self.rows.setCurrentIndex(self.rows.findData(current))
+        self.groups.setHorizontalHeaderLabels([self.tr("Group"), self.tr("Neuron"), self.tr("Maximum")])
+        self.draw_again.setText(self.tr("Draw other random neurons"))
+        self.previous_page.setToolTip(self.tr("Previous page of the validation text"))
+        self.next_page.setToolTip(self.tr("Next page of the validation text"))
+
+    # --- input ---------------------------------------------------------------------------------
+    def _source_picked(self, index: int) -> None:
+        if index >= 0:
+            self.state.set_source(self.source.itemData(index))
+
+    def _group_clicked(self, row: int, _column: int) -> None:
+        item = self.groups.item(row, 1)
+        if item is not None and item.data(Qt.ItemDataRole.UserRole) is not None:
+            self.state.set_neuron(int(item.data(Qt.ItemDataRole.UserRole)))
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self.state.rank()                        # ranks the layer in the background if not done yet
+        self._watch_job()
+
+    def _watch_job(self) -> None:
+        job = self.state.rank_job
+        if job is not None and self.work.job is not job:
+            self.work.watch(job, self.tr("Ranking the neurons of layer %1 over the validation text…")
+                            .replace("%1", str(self.state.rank_layer)))
+
+    # --- drawing -------------------------------------------------------------------------------
+    def redraw(self, what: What) -> None:
+        s = self.state
+        if what & (What.LAYER | What.NEURON | What.RUN):
+            self.picker.refresh()
+        if what & What.LAYER and self.isVisible():
+            s.rank()
+        if what & What.JOBS:
+            self._watch_job()
+        if what & What.RUN:
+            self._controls()
+        if what & (What.RUN | What.LAYER | What.NEURON | What.SCALE | What.STATS | What.LINK):
+            self.view.show_state(s)
+        if what & (What.RUN | What.LAYER | What.SCALE | What.STATS | What.LINK):
+            self._heatmap()
+        if what & (What.LAYER | What.STATS | What.JOBS):
+            self._groups()
+        if what & (What.LAYER | What.NEURON | What.STATS | What.SCALE):
+            self._snippets()
+        if what & (What.LAYER | What.NEURON | What.STATS | What.RUN | What.LINK | What.SCALE):
+            self.heatmap.show_neuron(s.neuron)
+            self._select_group()
+
+    def _controls(self) -> None:
+        s = self.state
+        with QSignalBlocker(self.source):
+            self.source.setCurrentIndex(self.source.findData(s.source))
+        with QSignalBlocker(self.scale):
+            self.scale.setCurrentIndex(self.scale.findData(s.scale))
+        on_page = s.source == VALIDATION
+        for widget in (self.previous_page, self.next_page, self.page_label):
+            widget.setVisible(on_page)
+        self.previous_page.setEnabled(s.page > 0)
+        self.next_page.setEnabled(s.page < s.pages() - 1)
+        set_text(self.page_label, self.tr("Page %1 / %2").replace("%1", str(s.page + 1)).replace("%2", str(s.pages())))
+
+    def _heat_rows(self):
+        groups = self.state.groups()
+        if self.rows.currentData() == ROWS_GROUPS and groups is not None:
+            return groups.rows(), len(groups.top)
+        return None, None
+
+    def _heatmap(self) -> None:
+        s = self.state
+        units = s.units()
+        if units is None:
+            return
+        rows, split = self._heat_rows()
+        values = lab.heat_rows(units, rows)
+        neurons = rows if rows is not None else range(units.shape[1])
+        self.heatmap.set_data(values, neurons, s.view.chars, s.limit(), split)
+        if rows is None and self.rows.currentData() == ROWS_GROUPS:
+            title = self.tr("Layer %1: all neurons × characters (top and random once ranked); click a row")
+        else:
+            title = self.tr("Layer %1: neurons × characters on screen; click a row")
+        set_text(self.heat_title, title.replace("%1", str(s.layer)))
+
+    def _groups(self) -> None:
+        s = self.state
+        groups = s.groups()
+        self.draw_again.setEnabled(groups is not None)
+        if groups is None:
+            self.groups.setRowCount(0)
+            text = self.tr("Ranking layer %1…").replace("%1", str(s.layer)) if s.rank_job is not None \
+                else self.tr("Layer %1 is not ranked yet.").replace("%1", str(s.layer))
+            set_text(self.groups_note, esc(text))
+            return
+        stats = s.stats[s.layer]
+        rows = [(self.tr("top"), n) for n in groups.top] + [(self.tr("random"), n) for n in groups.random]
+        self.groups.setRowCount(len(rows))
+        for r, (group, n) in enumerate(rows):
+            cells = (group, f"#{n}", format_number(stats.max_activation[n], 2))
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, n)
+                if c == 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.groups.setItem(r, c, item)
+        chars = len(stats.activations)
+        set_text(self.groups_note, esc(self.tr("Top %1 by their largest activation over %2 characters; %3 others "
+                                               "drawn at random (seed %4).")
+                 .replace("%1", str(len(groups.top))).replace("%2", f"{chars:,}")
+                 .replace("%3", str(len(groups.random))).replace("%4", str(groups.seed))))
+
+    def _select_group(self) -> None:
+        with QSignalBlocker(self.groups):
+            self.groups.clearSelection()
+            for r in range(self.groups.rowCount()):
+                item = self.groups.item(r, 1)
+                if item is not None and item.data(Qt.ItemDataRole.UserRole) == self.state.neuron:
+                    self.groups.selectRow(r)
+
+    def _snippets(self) -> None:
+        s = self.state
+        set_text(self.snippets_title, "<b>" + esc(self.tr("Where neuron #%1 fires most").replace("%1", str(s.neuron)))
+                 + "</b>")
+        found = s.snippets()
+        if not found:
+            set_text(self.snippets, esc(self.tr("Shown once the layer is ranked.")))
+            return
+        stats = s.stats[s.layer]
+        limit = lab.colour_limit(stats.max_activation if s.scale == SCALE_LAYER else stats.max_activation[s.neuron])
+        lines = []
+        for found_snippet in found:
+            value = format_number(found_snippet.snippet.value, 1)
+            text = tinted_html(found_snippet.chars, found_snippet.values, limit, found_snippet.peak)
+            lines.append(f'{value} &nbsp;{text} <a href="{found_snippet.snippet.position}">⟶</a>')
+        set_text(self.snippets, "<br>".join(lines))

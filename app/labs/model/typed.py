@@ -1,0 +1,150 @@
+"""Type your own text: it runs through the model as you type (keystrokes are coalesced to the
+next turn of the event loop), with the next-character predictions and the neuron view beside it.
+Characters outside the vocabulary are marked; a text longer than the context is windowed."""
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPlainTextEdit, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, shown_char, sized
+from app.labs.model.neurons import NeuronTextView
+from app.labs.model.state import TYPED, What
+from app.widgets.appearance import appearance
+from core.numbers import format_number
+
+MAX_TYPED = 20_000            # characters kept in the box (the model reads the last 128 of them)
+
+
+class PredictionsTable(QTableWidget):
+    """The k most likely next characters with their probabilities."""
+
+    def __init__(self, name: str, parent: QWidget | None = None):
+        super().__init__(0, 2, parent)
+        self.setObjectName(name)
+        self.verticalHeader().hide()
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        header = self.horizontalHeader()      # the character narrow, the probability and its change whole
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        sized(self, 13)
+
+    def set_headers(self, char: str, probability: str) -> None:
+        self.setHorizontalHeaderLabels([char, probability])
+
+    def show_predictions(self, predictions: list[tuple[str, float]], before: list[float] | None = None) -> None:
+        """The characters and their probabilities; with `before` (each one's probability as
+        trained), the change in percentage points beside it."""
+        if self.rowCount() != len(predictions):
+            self.setRowCount(len(predictions))
+        for r, (ch, p) in enumerate(predictions):
+            probability = format_number(100 * p, 1) + " %"
+            if before is not None:
+                change = format_number(100 * (p - before[r]), 2)
+                probability += f" ({change if change.startswith('−') else '+' + change})"
+            for c, text in enumerate((shown_char(ch), probability)):
+                item = self.item(r, c)
+                if item is None:
+                    item = QTableWidgetItem()
+                    self.setItem(r, c, item)
+                if item.text() != text:
+                    item.setText(text)
+
+
+class ModelTypePart(Part):
+    def __init__(self, state, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.setObjectName("modelTypePart")
+        self.intro = label("modelTypeIntro")
+        self.box = QPlainTextEdit()
+        self.box.setObjectName("modelTypeBox")
+        sized(self.box, 15)
+        self.box.setMaximumHeight(appearance().pixels(110))
+        self.box.setPlainText(state.typed)
+        self.info = label("modelTypeInfo")
+        self.picker = NeuronPicker(state, "modelType")
+        self.view = NeuronTextView("modelTypeText")
+        self.predictions_title = label("modelPredictionsTitle")
+        self.predictions = PredictionsTable("modelPredictions")
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)                    # coalesce the keystrokes of one event-loop turn
+        self.timer.timeout.connect(self.apply_text)
+
+        right = QVBoxLayout()
+        right.addWidget(self.predictions_title)
+        right.addWidget(self.predictions, 1)
+        left = QVBoxLayout()
+        left.addWidget(self.picker)
+        left.addWidget(self.view, 1)
+        body = QHBoxLayout()
+        body.addLayout(left, 3)
+        body.addLayout(right, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.intro)
+        layout.addWidget(self.box)
+        layout.addWidget(self.info)
+        layout.addLayout(body, 1)
+        self.box.textChanged.connect(self.timer.start)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.picker.retranslate()
+        set_text(self.intro, esc(self.tr("Type anything: every character goes through the model at once. The model "
+                                         "was trained on Tang poems in traditional characters.")))
+        self.box.setPlaceholderText(self.tr("Type here…"))
+        self.predictions.set_headers(self.tr("Next"), self.tr("Probability"))
+
+    def apply_text(self) -> None:
+        """Run what is in the box now (called once per burst of keystrokes)."""
+        text = self.box.toPlainText()
+        if len(text) > MAX_TYPED:
+            text = text[-MAX_TYPED:]
+        self.state.set_typed(text)
+        if self.state.source != TYPED:
+            self.state.set_source(TYPED)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        # The part shows the learner's text: make it the text on screen.
+        if self.state.source != TYPED:
+            self.state.set_source(TYPED)
+        super().showEvent(event)
+
+    def redraw(self, what: What) -> None:
+        s = self.state
+        if what & (What.LAYER | What.NEURON | What.RUN):
+            self.picker.refresh()
+        if what & (What.RUN | What.LAYER | What.NEURON | What.SCALE | What.STATS | What.LINK):
+            self.view.show_state(s)
+        if what & (What.RUN | What.LINK):
+            self._info()
+            self.predictions.show_predictions(s.predictions())
+
+    def _info(self) -> None:
+        s = self.state
+        view = s.view
+        if view is None:
+            set_text(self.info, esc(self.tr("Nothing to run: type at least one character.")))
+            set_text(self.predictions_title, "")
+            return
+        window = view.window
+        parts = [self.tr("%1 characters.").replace("%1", str(window.length))]
+        if window.truncated:
+            parts.append(self.tr("The model reads at most %1 characters at a time: it uses characters %2 to %3 "
+                                 "(the last %1), shown below.").replace("%1", str(window.n_ctx))
+                         .replace("%2", str(window.start + 1)).replace("%3", str(window.end)))
+        else:
+            parts.append(self.tr("The model reads up to %1 characters at a time.").replace("%1", str(window.n_ctx)))
+        unknown = len(view.unknown)
+        if unknown:
+            marked = "".join(dict.fromkeys(view.chars[k] for k in view.unknown))
+            parts.append(self.tr("%1 of them are not in its vocabulary (%2, framed in red): it reads each as "
+                                 "� (unknown).").replace("%1", str(unknown)).replace("%2", marked[:12]))
+        changes = len(s.ablation().neurons_off) + (1 if s.explorer_weights() is not None else 0)
+        if changes:
+            parts.append(self.tr("With your knock-outs and edits."))
+        set_text(self.info, esc(" ".join(parts)))
+        last = shown_char(view.chars[-1])
+        set_text(self.predictions_title, esc(self.tr("After “%1” the model expects:").replace("%1", last)))

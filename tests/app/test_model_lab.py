@@ -1,0 +1,413 @@
+"""The trained-model lab: each part alone on a Session, driven as a learner does. Most tests run on
+a tiny random model written to a file (2 layers, d 16, d_ff 24, context 16: fast); what needs
+the real model's words and figures uses the shipped one."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import (QComboBox, QLabel, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QSpinBox,
+                               QTableWidget)
+
+from app.labs.model import ModelLabPanel
+from app.labs.model import state as state_module
+from app.labs.model.state import ModelLabState, shared_model
+from core.labs import model_lab as lab
+from core.model import DEFAULT_MODEL, Ablation, Cancelled
+from tests.app.helpers import make_session, settle, show
+from tests.core.test_model import synthetic_arrays
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "tiny.npz"
+    np.savez(path, **synthetic_arrays())
+    return path
+
+
+@pytest.fixture
+def fast(monkeypatch):
+    """Rank over the first 64 characters and measure 1 window: the same code, little work."""
+    monkeypatch.setattr(ModelLabState, "RANK_CHARS", 64)
+    monkeypatch.setattr(ModelLabState, "ABLATION_WINDOWS", 1)
+
+
+def open_panel(qtbot, path, part=None, size=(1000, 700)):
+    session = make_session()
+    panel = ModelLabPanel(session, model_path=path)
+    if part:
+        panel.set_focus(part)
+    show(qtbot, panel, *size)
+    return session, panel
+
+
+def find(panel, kind, name):
+    widget = panel.findChild(kind, name)
+    assert widget is not None, f"no {kind.__name__} called {name}"
+    return widget
+
+
+def wait_jobs(state):
+    settle(lambda: state.rank_job is None and state.ablation_job is None, turns=100_000)
+
+
+def close(panel):
+    panel.close()
+    wait_jobs(panel.state)
+
+
+# ------------------------------------------------------------------------------ the neuron view
+
+def test_the_neuron_view_tints_the_text_ranks_and_follows_clicks(qtbot, tiny_path, fast):
+    session, panel = open_panel(qtbot, tiny_path, "neurons")
+    state, model = panel.state, shared_model(tiny_path)
+    state.set_page(2)
+    text = panel.findChild(object, "modelNeuronText")
+    start, end = state.page_bounds()
+    assert text.chars == tuple(model.val_text[start:end]) and (start, end) == (32, 48)
+    units = lab.hidden_units(lab.run_text(model, model.val_text[start:end], position_offset=start), state.layer)
+    assert np.allclose(text.values, units[:, state.neuron])
+    hover = text.hover_text(2)
+    assert f"neuron #{state.neuron} of layer 1: " in hover and "at position 34" in hover
+
+    wait_jobs(state)                                    # the ranking ran in the background
+    table = find(panel, QTableWidget, "modelGroups")
+    groups = state.groups()
+    assert table.rowCount() == len(groups.rows()) == lab.TOP_K + lab.RANDOM_K
+    assert [table.item(r, 1).text() for r in range(table.rowCount())] == [f"#{n}" for n in groups.rows()]
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == ["top"] * 5 + ["random"] * 3
+    before = groups.random
+    qtbot.mouseClick(find(panel, QPushButton, "modelDrawAgain"), Qt.MouseButton.LeftButton)
+    assert state.groups().random != before and state.groups().top == groups.top
+
+    # Picking a neuron in the table, the spin box or the heatmap shows it in the text.
+    table.cellClicked.emit(6, 1)
+    assert state.neuron == state.groups().rows()[6]
+    assert np.allclose(text.values, units[:, state.neuron])
+    find(panel, QSpinBox, "modelNeuronsNeuron").setValue(7)
+    assert state.neuron == 7 and np.allclose(text.values, units[:, 7])
+    heatmap = panel.findChild(object, "modelHeatmap")
+    assert heatmap.rows == state.groups().rows()               # rows: the top and the random neurons
+    row = 2
+    point = heatmap.plot.vb.mapViewToScene(QPointF(3.5, row + 0.5))
+    assert heatmap.cell_at(point) == (row, 3)
+    assert f"#{heatmap.rows[row]}" in heatmap.cell_text(row, 3)
+    qtbot.mouseClick(heatmap.viewport(), Qt.MouseButton.LeftButton, pos=heatmap.mapFromScene(point))
+    assert state.neuron == heatmap.rows[row]
+    assert np.allclose(heatmap.values, units[:, list(heatmap.rows)].T)
+    # All neurons as rows.
+    rows = find(panel, QComboBox, "modelHeatRows")
+    rows.setCurrentIndex(rows.findData("all"))
+    assert heatmap.rows == tuple(range(model.config.d_ff)) and heatmap.values.shape == (24, len(text.chars))
+    # The top snippets of the chosen neuron.
+    assert "⟶" in find(panel, QLabel, "modelSnippets").text()
+    close(panel)
+
+
+def test_paging_the_validation_text(qtbot, tiny_path):
+    session, panel = open_panel(qtbot, tiny_path, "neurons")
+    state = panel.state
+    page = state.page
+    qtbot.mouseClick(find(panel, QPushButton, "modelPreviousPage"), Qt.MouseButton.LeftButton)
+    assert state.page == page - 1
+    assert find(panel, QLabel, "modelPage").text() == f"Page {page} / {state.pages()}"
+    state.show_position(0)
+    assert state.page == 0 and not find(panel, QPushButton, "modelPreviousPage").isEnabled()
+    close(panel)
+
+
+def wait_for_cancel(*_args, progress=None, cancel=None, **_kwargs):
+    """Stands in for a long pass: reports progress until cancelled."""
+    while not cancel():
+        progress(1, 4)
+        time.sleep(0.005)
+    raise Cancelled()
+
+
+def test_ranking_runs_in_the_background_and_can_be_cancelled(qtbot, tiny_path, monkeypatch):
+    monkeypatch.setattr(state_module, "neuron_stats", wait_for_cancel)
+    session, panel = open_panel(qtbot, tiny_path, "neurons")           # showing the part starts the ranking
+    state = panel.state
+    bar = panel.findChild(object, "modelRankWork")
+    assert state.rank_job is not None and bar.isVisible()
+    settle(lambda: find(panel, QProgressBar, "modelRankWorkProgress").value() == 250, turns=100_000)
+    assert "Ranking layer 1" in find(panel, QLabel, "modelGroupsNote").text()
+    qtbot.mouseClick(find(panel, QPushButton, "modelRankWorkCancel"), Qt.MouseButton.LeftButton)
+    wait_jobs(state)
+    settle(lambda: not bar.isVisible())
+    assert state.stats == {}
+    assert "Layer 1 is not ranked yet" in find(panel, QLabel, "modelGroupsNote").text()
+    close(panel)
+
+
+# ------------------------------------------------------------------------------ your own text
+
+def test_typing_runs_the_model_marks_unknown_characters_and_windows_long_text(qtbot, tiny_path):
+    session, panel = open_panel(qtbot, tiny_path, "type")
+    state, model = panel.state, shared_model(tiny_path)
+    box = find(panel, QPlainTextEdit, "modelTypeBox")
+    box.clear()
+    for ch in "春眠":                  # Chinese arrives through the input method: as inserted text
+        box.insertPlainText(ch)
+    qtbot.keyClicks(box, "X")
+    box.insertPlainText("覺")
+    settle(lambda: state.typed == "春眠X覺")
+    info = find(panel, QLabel, "modelTypeInfo").text()
+    assert "4 characters" in info and "1 of them are not in its vocabulary (X" in info
+    predictions = find(panel, QTableWidget, "modelPredictions")
+    expected = lab.predictions(model, lab.run_text(model, "春眠X覺"))
+    assert [predictions.item(r, 0).text() for r in range(5)] == [ch if ch != "\n" else "↵" for ch, _ in expected]
+    text = panel.findChild(object, "modelTypeText")
+    assert text.chars == tuple("春眠X覺") and text.unknown == {2}
+    assert "Not in the model's vocabulary" in text.hover_text(2)
+    # Longer than the context (16 here): the last 16 characters are read, and the text says so.
+    long = "春眠不覺曉，處處聞啼鳥。夜來風雨聲，花落知多少。"
+    box.setPlainText(long)
+    settle(lambda: state.typed == long)
+    assert text.chars == tuple(long[-16:])
+    assert f"it uses characters {len(long) - 15} to {len(long)}" in find(panel, QLabel, "modelTypeInfo").text()
+    # An empty box is no crash: nothing runs, the view is empty.
+    box.clear()
+    settle(lambda: state.typed == "")
+    assert state.view is None and "type at least one character" in find(panel, QLabel, "modelTypeInfo").text()
+    close(panel)
+
+
+def test_keystrokes_of_one_turn_run_the_model_once(qtbot, tiny_path):
+    session, panel = open_panel(qtbot, tiny_path, "type")
+    state = panel.state
+    runs = []
+    original = state._run_text
+    state._run_text = lambda: (runs.append(1), original())[1]
+    box = find(panel, QPlainTextEdit, "modelTypeBox")
+    box.clear()
+    for ch in "春眠不覺":
+        box.insertPlainText(ch)                        # five edits before the event loop turns
+    settle(lambda: state.typed == "春眠不覺")
+    assert len(runs) == 1
+    close(panel)
+
+
+# ---------------------------------------------------------------------------- the explorer link
+
+def test_a_layer_opens_in_the_explorer_and_an_edit_there_recomputes_the_model(qtbot, tiny_path):
+    session, panel = open_panel(qtbot, tiny_path, "explorer")
+    state, model = panel.state, shared_model(tiny_path)
+    state.set_layer(1)
+    qtbot.mouseClick(find(panel, QPushButton, "modelOpenLayer"), Qt.MouseButton.LeftButton)
+    assert state.is_linked() and session.config == model.block_config
+    assert session.tokens == state.view.chars and session.loaded.title["en"].startswith("The trained model")
+    assert np.allclose(session.trace.output, state.base.trace.blocks[1].output)
+    assert "Layer 1 is open in the explorer" in find(panel, QLabel, "modelLinkStatus").text()
+
+    # An edit in the explorer's block: only layers 1… are recomputed, with the edited weights.
+    assert session.set_value("W_out", (3, 5), 4.0)
+    edited = session.state.weights
+    expected = model.with_layer_weights(1, edited).forward(state.base.trace.ids,
+                                                           position_offset=state.base.position_offset)
+    assert np.allclose(state.view.trace.logits, expected.logits)
+    assert state.view.trace.blocks[0] is state.base.trace.blocks[0]       # below: reused
+    assert state.view.trace.blocks[1] is session.trace                    # the layer: the explorer's own
+    assert "You changed W_out there" in find(panel, QLabel, "modelLinkStatus").text()
+    changed = find(panel, QTableWidget, "modelPredictionsChanged")
+    top = model.predictions(expected, k=5)
+    assert changed.item(0, 0).text() == (top[0][0] if top[0][0] != "\n" else "↵")
+    session.undo_stack.undo()
+    assert state.view is state.base and not state.explorer_changes()
+    close(panel)
+
+
+def test_knocking_out_a_neuron_in_the_explorer_and_in_the_lab(qtbot, tiny_path):
+    session, panel = open_panel(qtbot, tiny_path, "explorer")
+    state = panel.state
+    state.set_layer(0)
+    state.set_neuron(5)
+    qtbot.mouseClick(find(panel, QPushButton, "modelKnockOut"), Qt.MouseButton.LeftButton)   # not open: the lab's
+    assert state.lab_off == {(0, 5)} and np.all(state.units()[:, 5] == 0)
+    assert state.ablation() == Ablation(neurons_off=frozenset({(0, 5)}))
+    # Opening layer 0 moves the knock-out into the explorer's block: the explorer shows it as 0.
+    state.open_in_explorer(0)
+    assert state.lab_off == set() and state.knocked_out() == [(0, 5, True)]
+    assert np.all(session.trace["mlp.hook_post"][:, 5] == 0)
+    assert np.allclose(session.trace.output, state.view.trace.blocks[0].output)
+    # A knock-out in the open layer is one undo step in the explorer.
+    state.set_neuron(9)
+    qtbot.mouseClick(find(panel, QPushButton, "modelKnockOut"), Qt.MouseButton.LeftButton)
+    assert session.undo_stack.undoText() == "Knock out hidden unit 9"
+    assert np.all(session.trace["mlp.hook_post"][:, 9] == 0) and np.all(state.units()[:, 9] == 0)
+    knocked = find(panel, QListWidget, "modelKnockedOut")
+    assert knocked.count() == 2 and "neuron #9" in knocked.item(1).text()
+    session.undo_stack.undo()
+    assert state.knocked_out() == [(0, 5, True)]
+    # One in another layer stays the lab's; Restore all brings every neuron back.
+    state.knock_out(1, 3)
+    assert state.knocked_out() == [(0, 5, True), (1, 3, False)]
+    qtbot.mouseClick(find(panel, QPushButton, "modelRestoreAll"), Qt.MouseButton.LeftButton)
+    assert state.knocked_out() == [] and state.view is state.base
+    close(panel)
+
+
+def test_loading_another_block_ends_the_link(qtbot, tiny_path):
+    session, panel = open_panel(qtbot, tiny_path, "explorer")
+    state = panel.state
+    state.open_in_explorer(1)
+    session.set_value("W_in", (0, 0), 2.0)
+    assert state.view is not state.base
+    session.load(make_session("r45-ffn.json").loaded)
+    assert not state.is_linked() and state.view is state.base
+    assert "No layer of the model is open" in find(panel, QLabel, "modelLinkStatus").text()
+    close(panel)
+
+
+def test_a_new_text_leaves_the_explorer_stale_until_opened_again_with_the_edits(qtbot, tiny_path):
+    session, panel = open_panel(qtbot, tiny_path, "explorer")
+    state = panel.state
+    state.open_in_explorer(1)
+    session.set_value("W_in", (0, 0), 2.0)
+    state.set_typed("床前明月光")
+    assert state.link_is_stale() and find(panel, QPushButton, "modelReopen").isVisible()
+    assert state.explorer_weights() is not None                     # the edit still applies to the new text
+    qtbot.mouseClick(find(panel, QPushButton, "modelReopen"), Qt.MouseButton.LeftButton)
+    assert not state.link_is_stale() and session.tokens == tuple("床前明月光")
+    assert session.state.weights["W_in"][0, 0] == 2.0 and state.explorer_changes() == ("W_in",)
+    close(panel)
+
+
+def test_a_lesson_step_keeps_the_edited_layer_and_the_lab_finds_it_again(qtbot, tiny_path):
+    """Edits to the opened layer are kept for their lesson step (with the layer, not the step's own
+    block), and the lab follows them again when the learner comes back."""
+    from app.lessons.controller import LessonController
+    from core.formats.lesson import load_lesson
+    from core.resources import resource
+    session, panel = open_panel(qtbot, tiny_path, "explorer")
+    lessons = LessonController(session)
+    lesson = load_lesson(resource("lessons", "model-neurons.json"))
+    lessons.open(lesson, lesson.step_index("explorer"))
+    state = panel.state
+    state.open_in_explorer(1)
+    session.set_value("W_out", (3, 5), 3.0)
+    edited = state.view.trace.logits.copy()
+    lessons.next()
+    assert not state.is_linked() and state.view is state.base and session.config.d_model == 4
+    lessons.previous()
+    assert state.is_linked() and lessons.is_edited() and session.tokens == state.base.chars
+    assert session.state.weights["W_out"][3, 5] == 3.0 and np.allclose(state.view.trace.logits, edited)
+    lessons.reset_step()
+    assert not state.is_linked() and state.view is state.base
+    close(panel)
+
+
+# -------------------------------------------------------------------------------- the ablation
+
+def test_the_ablation_part_measures_in_the_background_beside_the_files_figures(qtbot, tiny_path, fast):
+    session, panel = open_panel(qtbot, tiny_path, "ablation")
+    state, model = panel.state, shared_model(tiny_path)
+    table = find(panel, QTableWidget, "modelAblationTable")
+    cells = [[table.item(r, c).text() if table.item(r, c) else "" for c in range(table.columnCount())]
+             for r in range(table.rowCount())]
+    flat = " | ".join(" ".join(row) for row in cells).replace("\n", " ")      # changes on a line of their own
+    for figure in ("4.626 · 3,688,704", "5.205 · 1,574,144", "5.330 · 3,673,344 (−0.42 %)", "0.016 over 5 reruns",
+                   "1,053,824", "524,928 (−50.19 %)", "1,050,240 (−0.34 %)", "4.870", "5.272 (+0.403)",
+                   "5.255 (+0.385)", "0.034", "0.022", "0.139", "0.022 … 0.139 over 3 seeds"):
+        assert figure in flat, figure
+    baseline_row = next(r for r, row in enumerate(cells) if row[0] == "Baseline, 4 layers")
+    assert table.item(baseline_row, 3).toolTip() == "Seeds 0 / 1 / 2: 4.857 / 4.861 / 4.891"
+    assert "per character on Tang poems" in find(panel, QLabel, "modelAblationNote").text()
+    assert cells[1][2] == "—"                                          # not measured yet
+    qtbot.mouseClick(find(panel, QPushButton, "modelMeasure"), Qt.MouseButton.LeftButton)
+    wait_jobs(state)
+    from core.model import ffn_ablation_losses
+    expected = ffn_ablation_losses(model, max_windows=1)
+    table = find(panel, QTableWidget, "modelAblationTable")
+    assert table.item(1, 2).text() == f"{expected['baseline']:.3f}"
+    assert table.item(1 + model.config.n_layers + 1, 2).text().startswith(f"{expected['ffn_off.all']:.3f}\n(+")
+    settle(lambda: not panel.findChild(object, "modelAblationWork").isVisible())
+    close(panel)
+
+
+def test_the_ablation_pass_can_be_cancelled(qtbot, tiny_path, monkeypatch):
+    monkeypatch.setattr(state_module, "ffn_ablation_losses", wait_for_cancel)
+    session, panel = open_panel(qtbot, tiny_path, "ablation")
+    state = panel.state
+    qtbot.mouseClick(find(panel, QPushButton, "modelMeasure"), Qt.MouseButton.LeftButton)
+    assert not find(panel, QPushButton, "modelMeasure").isEnabled()
+    assert panel.findChild(object, "modelAblationWork").isVisible()
+    qtbot.mouseClick(find(panel, QPushButton, "modelAblationWorkCancel"), Qt.MouseButton.LeftButton)
+    wait_jobs(state)
+    assert state.losses is None and find(panel, QTableWidget, "modelAblationTable").item(1, 2).text() == "—"
+    assert find(panel, QPushButton, "modelMeasure").isEnabled()
+    close(panel)
+
+
+# ------------------------------------------------------------------------------- bad model files
+
+def test_a_tampered_model_file_is_refused_and_nothing_else_changes(qtbot, tmp_path):
+    arrays = synthetic_arrays()
+    arrays["blocks.0.W_in"] = arrays["blocks.0.W_in"][:, :-1]
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **arrays)
+    session = make_session()
+    before = session.trace.output.copy()
+    panel = ModelLabPanel(session, model_path=bad)
+    show(qtbot, panel, 800, 600)
+    message = find(panel, QLabel, "modelError")
+    assert message.isVisible()
+    assert "The trained model cannot be used: blocks.0.W_in: expected 16×24, got 16×23" in message.text()
+    panel.set_focus("ablation")                          # a lesson step can still focus a part
+    assert panel.current_part() == "ablation"
+    assert np.array_equal(session.trace.output, before) and session.set_value("W_in", (0, 0), 1.5)
+    missing = ModelLabPanel(session, model_path=tmp_path / "nowhere.npz")
+    qtbot.addWidget(missing)
+    assert "no such model file" in missing.state.error
+    close(panel)
+
+
+# ----------------------------------------------------------------------- the shipped model
+
+def test_the_shipped_model_opens_on_neuron_303_lit_on_a_surname(qtbot, fast):
+    session, panel = open_panel(qtbot, DEFAULT_MODEL, "neurons", size=(1100, 750))
+    state = panel.state
+    text = panel.findChild(object, "modelNeuronText")
+    assert (state.layer, state.neuron) == (2, 303)
+    assert text.chars[int(np.argmax(text.values))] == "裴"
+    assert find(panel, QComboBox, "modelNeuronsLayer").currentText() == "blocks.2"
+    close(panel)
+
+
+# --------------------------------------------------------------------------- in the main window
+
+def test_a_lesson_step_brings_the_lab_part_forward_in_the_window(blocklab_open, fast):
+    """The one whole-window flow: the shipped lesson's steps show the lab's parts."""
+    from core.resources import resource
+    lab_window = blocklab_open(resource("lessons", "model-neurons.json"))
+    window = lab_window.window
+    panel = window.labs["model"]
+    assert window.work.currentWidget() is panel.parentWidget() and panel.isVisible()
+    assert panel.current_part() == "neurons"
+    settle(lambda: panel.state.rank_job is None, turns=1_000_000)
+    window.lessons.go(window.lessons.lesson.step_index("type"))
+    assert panel.current_part() == "type" and panel.part("type").isVisible()
+    box = panel.part("type").box
+    box.setPlainText("春眠不覺曉")
+    settle(lambda: panel.state.typed == "春眠不覺曉")
+    assert panel.findChild(QTableWidget, "modelPredictions").rowCount() == 5
+    window.lessons.go(window.lessons.lesson.step_index("ablation"))
+    assert panel.current_part() == "ablation" and panel.part("ablation").isVisible()
+
+
+def test_the_lab_follows_a_live_language_change(qtbot, tiny_path):
+    from app import i18n
+    session, panel = open_panel(qtbot, tiny_path, "neurons")
+    try:
+        i18n.install("zh")
+        settle(lambda: panel.tabs.tabText(0) == "① 神经元")
+        assert find(panel, QComboBox, "modelSource").itemText(0) == "验证文字"
+        assert find(panel, QLabel, "modelPage").text().startswith("第 ")
+        panel.set_focus("ablation")
+        assert find(panel, QTableWidget, "modelAblationTable").horizontalHeaderItem(0).text() == "模型"
+    finally:
+        i18n.install("en")
+    settle(lambda: panel.tabs.tabText(0) == "① Neurons")
+    close(panel)
