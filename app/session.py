@@ -1,30 +1,73 @@
 """The Session: owner of the current scenario, its undo stack and its trace.
 
 Every edit is an undo command that goes through here; after each change the Session asks
-`core` for a new trace and emits one signal, `traceChanged`, that every view listens to.
+`core` for a new trace and emits one signal, `changed(Change)`, that every view listens to.
+
+How an edit is stored (so that a cell edit costs O(cells), at any size)
+-----------------------------------------------------------------------
+The Session owns its current arrays and edits them in place. A cell edit (`set_value`, a
+paste or a reset that changes few cells) is an undo command holding only the cells: the
+tensor's name, their indices, old and new values. Redo writes the new values, undo the old
+ones, and the changed cells go straight to `core.incremental.recompute`: nothing searches
+for what changed, nothing copies the tensor. A whole-tensor replacement (fill, paste of
+most of a tensor, a config change, a lesson's kept state) keeps the arrays before and after:
+copy-on-write per tensor. Arrays the Session did not allocate itself (the loaded scenario's,
+a state handed to `push_state` or `load`) are never written: the first cell edit copies
+such a tensor once, and edits the copy from then on.
+
+What the Session hands out
+--------------------------
+- `session.tensor(name)`: a read-only view of the current array. It follows edits (a cell
+  edit changes it in place): read it again on `changed`, never keep it as a record.
+- `session.state`: a snapshot (config, inputs, weights, targets) of read-only views that
+  never changes afterwards, however the Session is edited. It costs no copy: while a
+  snapshot is alive, the Session copies a tensor before writing into it (copy-on-write); a
+  snapshot nobody keeps costs nothing. Keep it to restore it later with `push_state` (a
+  lesson step's edits) or `load(scenario, state)`. `session.scenario` is the same as a Scenario.
+- `session.trace`: the trace of the current block. core never changes a trace's arrays (they
+  are read-only); every update is a new Trace (an `EditedTrace` saying what was recomputed).
+  `session.trace` and `session.mse` are always those of the current weights, even between a
+  coalesced edit and its frame (reading them then computes the trace, without a signal).
+
+Smooth drags: `set_value_coalesced`
+-----------------------------------
+A slider or spin box that sends many values per frame calls `set_value_coalesced(tensor,
+index, value, text, merge=True)` instead of `set_value`. Each call is checked, written and
+recorded in the undo stack at once (so `tensor()`, undo and redo are always current; a
+refused value is refused at once, as by set_value); the recompute and the
+`changed(Change.TRACE)` notification come once per frame (FRAME_MS), however many values
+came in between. `flush()` brings them now; `pending` says whether one is owed. Any other
+action (set_value, undo, redo, a config change, a load) brings a pending update along with
+its own, in one notification.
 """
 from __future__ import annotations
 
 import enum
 import math
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from core.analysis import Invariant, invariants
 from core.block import Trace, forward, mse
 from core.config import BlockConfig, ConfigError, weight_shapes
 from core.formats.scenario import MAX_ABS_VALUE, Scenario, check_finite
-from core.incremental import trace_after
+from core.incremental import SMALL_WORK, EditedTrace, forward_work, recompute
 from core.numbers import format_short, parse_number  # noqa: F401  (parse_number: views import it from here too)
 from core.weights import adapt_weights, filled
 
 INPUTS = "inputs"
 TARGETS = "targets"
+# A replacement of a whole tensor that changes at most this fraction of its cells is stored as
+# cells (a paste of a small block, a reset after a few edits); more, as the whole arrays.
+FEW_CELLS = 1 / 8
+# Changed cells passed to core as a list of indices up to this many; more, as a boolean mask.
+LISTED_CELLS = 64
 
 
 class Change(enum.Flag):
@@ -49,40 +92,121 @@ class Highlight:
 
 @dataclass(frozen=True)
 class State:
-    """Everything an undo step restores."""
+    """Everything a whole-state undo step restores. From `Session.state`: a snapshot that never
+    changes (read-only arrays)."""
     config: BlockConfig
     inputs: np.ndarray
     weights: Mapping[str, np.ndarray]
     targets: np.ndarray | None
 
 
-class _StateCommand(QUndoCommand):
-    """Swap between two whole states. Consecutive drags of one cell merge into one step."""
+class _Command(QUndoCommand):
+    """An undo step. It holds the Session weakly: a closed Session's stack must not keep it
+    alive through a reference cycle (collecting that cycle crashed PySide)."""
 
-    def __init__(self, session: "Session", before: State, after: State, text: str, merge_key: object = None):
+    def __init__(self, session: "Session", text: str, merge_key: object = None):
         super().__init__(text)
-        self._session, self._before, self._after, self._merge_key = session, before, after, merge_key
+        self._session = weakref.ref(session)
+        self._merge_key = merge_key
 
     def id(self) -> int:
         return 1 if self._merge_key is not None else -1
 
+
+class _CellsCommand(_Command):
+    """Some cells of one tensor: their indices, old and new values. Consecutive drags of one
+    cell merge into one step (the first old values, the last new ones)."""
+
+    def __init__(self, session: "Session", tensor: str, where: tuple[np.ndarray, ...], old: np.ndarray,
+                 new: np.ndarray, text: str, merge_key: object = None):
+        super().__init__(session, text, merge_key)
+        self.tensor, self.where, self.old, self.new = tensor, where, old, new
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of numbers this step keeps (for tests and the benchmark)."""
+        return sum(a.nbytes for a in (*self.where, self.old, self.new))
+
     def mergeWith(self, other: QUndoCommand) -> bool:
-        if not isinstance(other, _StateCommand) or other._merge_key != self._merge_key:
+        if not isinstance(other, _CellsCommand) or other._merge_key != self._merge_key:
             return False
-        self._after = other._after
+        self.new = other.new
         self.setText(other.text())
         return True
 
     def redo(self) -> None:
-        self._session._apply(self._after)
+        session = self._session()
+        if session is not None:
+            session._write(self.tensor, self.where, self.new)
 
     def undo(self) -> None:
-        self._session._apply(self._before)
+        session = self._session()
+        if session is not None:
+            session._write(self.tensor, self.where, self.old)
+
+
+class _StateCommand(_Command):
+    """Swap between two whole states (a config change, a whole tensor replaced, a kept state).
+
+    Only what differs is kept: the two configs, and the tensors that are not the very same
+    array on both sides (the rest are left as they are when the step is undone or redone, so
+    that cell steps before and after it keep writing into them). The arrays kept here are
+    frozen: the Session never writes into them (it copies one before its next cell edit)."""
+
+    def __init__(self, session: "Session", before: State, after: State, text: str):
+        super().__init__(session, text)
+        self._sides = (self._keep(session, before, after), self._keep(session, after, before))
+
+    @staticmethod
+    def _keep(session: "Session", side: State, other: State) -> tuple:
+        weights = {name: array for name, array in side.weights.items() if other.weights.get(name) is not array}
+        inputs = side.inputs if side.inputs is not other.inputs else None
+        targets = (side.targets,) if side.targets is not other.targets else None
+        for array in (inputs, *weights.values(), *(targets or ())):
+            if array is not None:
+                session._freeze(array)
+        return side.config, list(side.weights), weights, inputs, targets
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the arrays this step keeps (each array once)."""
+        arrays = {}
+        for _config, _names, weights, inputs, targets in self._sides:
+            for array in (inputs, *weights.values(), *(targets or ())):
+                if array is not None:
+                    arrays[id(array)] = array.nbytes
+        return sum(arrays.values())
+
+    def _apply(self, side: tuple) -> None:
+        session = self._session()
+        if session is None:
+            return
+        config, names, weights, inputs, targets = side
+        live = session._weights
+        state = State(config, session._inputs if inputs is None else inputs,
+                      {name: weights[name] if name in weights else live[name] for name in names},
+                      session._targets if targets is None else targets[0])
+        session._set_state(state)
+
+    def redo(self) -> None:
+        self._apply(self._sides[1])
+
+    def undo(self) -> None:
+        self._apply(self._sides[0])
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 class Session(QObject):
     changed = Signal(object)         # one Change per user action or load: every view listens here
     message = Signal(str)            # one line for the status bar
+
+    GESTURE_GAP_S = 1.0   # a pause this long between drag steps starts a new undo step
+    FRAME_MS = 16         # coalesced edits: at most one update per frame (60 Hz)
 
     def __init__(self, scenario: Scenario, parent: QObject | None = None,
                  clock: Callable[[], float] = time.monotonic):
@@ -101,44 +225,81 @@ class Session(QObject):
         self.edit_tensor = "W_in"
         self.edit_index: tuple[int, ...] = (0, 0)
         self.highlight = Highlight()
+        # The current block: arrays the Session edits in place when it owns them.
+        self._config: BlockConfig
+        self._inputs: np.ndarray
+        self._weights: dict[str, np.ndarray] = {}
+        self._targets: np.ndarray | None = None
+        self._owned: dict[int, weakref.ref] = {}       # id → the arrays the Session allocated
+        self._handed: list[weakref.ref] = []           # views handed out in snapshots (state, scenario)
+        # Cells changed since the trace was computed: {tensor: [index arrays or a mask, ...]}.
+        self._dirty: dict[str, list] = {}
+        self._stale = False                # the trace (or the mse) is not the current block's
+        self._full = False                 # ... and only a full forward can bring it back
+        self._owed = False                 # a coalesced edit's notification is still to come
+        self._deferring = False            # inside set_value_coalesced: defer the update
+        self._last_update = -math.inf      # time.monotonic() of the last update (frame pacing)
+        self._frame = QTimer(self)
+        self._frame.setSingleShot(True)
+        self._frame.timeout.connect(self.flush)
         self._load(scenario)
 
     # --- reading --------------------------------------------------------------------------
     @property
     def config(self) -> BlockConfig:
-        return self.state.config
+        return self._config
 
     @property
     def tokens(self) -> tuple[str, ...]:
-        return self.scenario.tokens
+        return self.loaded.tokens
+
+    @property
+    def trace(self) -> Trace:
+        """The trace of the current block (computed now if a coalesced edit is not yet in it)."""
+        if self._stale:
+            self._bring_up_to_date()
+        return self._trace
+
+    @property
+    def mse(self) -> float | None:
+        if self._stale:
+            self._bring_up_to_date()
+        return self._mse
+
+    @property
+    def state(self) -> State:
+        """A snapshot of the current block that never changes afterwards (read-only arrays; no
+        copy is made: the Session copies a tensor before it next writes into it while the
+        snapshot is alive)."""
+        return State(self._config, self._hand_out(self._inputs),
+                     {name: self._hand_out(array) for name, array in self._weights.items()},
+                     None if self._targets is None else self._hand_out(self._targets))
 
     @property
     def scenario(self) -> Scenario:
+        """The current block as a Scenario (a snapshot, as `state`): what Save writes."""
         s = self.state
         return replace(self.loaded, config=s.config, inputs=s.inputs, weights=dict(s.weights), targets=s.targets)
 
     def tensor_names(self) -> list[str]:
         """Every editable tensor: the input embeddings, the weights, and targets if any."""
-        names = [INPUTS, *self.state.weights]
-        if self.state.targets is not None:
+        names = [INPUTS, *self._weights]
+        if self._targets is not None:
             names.append(TARGETS)
         return names
 
     def tensor(self, name: str) -> np.ndarray:
-        if name == INPUTS:
-            return self.state.inputs
-        if name == TARGETS:
-            if self.state.targets is None:
-                raise KeyError(name)
-            return self.state.targets
-        return self.state.weights[name]
+        """A read-only view of a tensor as it is now. It changes in place when a cell is edited
+        (then `changed` follows): read it again on `changed`; to keep values, keep `state`."""
+        return _read_only(self._live(name))
 
     def selected_index(self, hook: str | None = None) -> tuple[int, ...] | None:
         """The selected cell of a hook (of the selected hook by default), clamped to its shape."""
         hook = hook or self.selected_hook
-        if hook not in self.trace:
+        trace = self.trace
+        if hook not in trace:
             return None
-        shape = self.trace[hook].shape
+        shape = trace[hook].shape
         token = min(self.selected_token, shape[-2] - 1)
         column = min(self.selected_column, shape[-1] - 1)
         if len(shape) == 3:
@@ -148,10 +309,79 @@ class Session(QObject):
     def invariants(self) -> list[Invariant]:
         return invariants(self.config, self.trace)
 
+    def undo_nbytes(self) -> int:
+        """The bytes of numbers the undo stack keeps (cells, and arrays a whole-state step holds)."""
+        total = 0
+        for position in range(self.undo_stack.count()):
+            command = self.undo_stack.command(position)
+            total += getattr(command, "nbytes", 0)
+        return total
+
+    # --- the arrays the Session owns -------------------------------------------------------
+    def _live(self, name: str) -> np.ndarray:
+        if name == INPUTS:
+            return self._inputs
+        if name == TARGETS:
+            if self._targets is None:
+                raise KeyError(name)
+            return self._targets
+        return self._weights[name]
+
+    def _set_live(self, name: str, array: np.ndarray) -> None:
+        if name == INPUTS:
+            self._inputs = array
+        elif name == TARGETS:
+            self._targets = array
+        else:
+            self._weights[name] = array
+
+    def _own(self, array: np.ndarray) -> np.ndarray:
+        """Note that the Session allocated `array`: it may write into it."""
+        if len(self._owned) > 4 * (len(self._weights) + 2):
+            self._owned = {key: ref for key, ref in self._owned.items() if ref() is not None}
+        self._owned[id(array)] = weakref.ref(array)
+        return array
+
+    def _freeze(self, array: np.ndarray) -> None:
+        """An undo step keeps `array`: never write into it again (copy it first)."""
+        self._owned.pop(id(array), None)
+
+    def _owns(self, array: np.ndarray) -> bool:
+        ref = self._owned.get(id(array))
+        return ref is not None and ref() is array
+
+    def _hand_out(self, array: np.ndarray) -> np.ndarray:
+        """A read-only view for a snapshot; while it lives, writes into `array` copy it first."""
+        view = _read_only(array)
+        if len(self._handed) > 256:
+            self._handed = [ref for ref in self._handed if ref() is not None]
+        self._handed.append(weakref.ref(view))
+        return view
+
+    def _handed_out(self, array: np.ndarray) -> bool:
+        alive = [ref for ref in self._handed if ref() is not None]
+        self._handed = alive
+        return any(np.may_share_memory(ref(), array) for ref in alive)
+
+    def _writable(self, name: str) -> np.ndarray:
+        """The live array of `name`, ready to be written in place: copied first (once) if the
+        Session did not allocate it or a snapshot still shows it."""
+        array = self._live(name)
+        if not self._owns(array) or not array.flags.writeable or self._handed_out(array):
+            array = self._own(np.array(array, dtype=np.float64))
+            self._set_live(name, array)
+        return array
+
+    def _current(self) -> State:
+        """The live state (the Session's own arrays; never handed out)."""
+        return State(self._config, self._inputs, dict(self._weights), self._targets)
+
     # --- loading --------------------------------------------------------------------------
     def _load(self, scenario: Scenario, state: State | None = None) -> None:
         state = state or State(scenario.config, scenario.inputs, dict(scenario.weights), scenario.targets)
-        trace = self._forward(state)          # first: if this fails, nothing open has changed
+        trace = forward(state.config, state.weights, state.inputs)   # first: if this fails, nothing open has changed
+        self._frame.stop()
+        self._dirty, self._stale, self._full, self._owed = {}, False, False, False
         self.loaded = scenario
         # Weights to restore when a part or a shape comes back, by (name, shape).
         self._shelf: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}
@@ -163,57 +393,154 @@ class Session(QObject):
         first_matrix = next(name for name in scenario.weights if name.startswith("W_"))
         self.edit_tensor, self.edit_index = first_matrix, (0,) * scenario.weights[first_matrix].ndim
         self._remember(scenario.weights)
-        self._apply(state, notify=False, trace=trace)
+        self._adopt(state)
+        self._commit(EditedTrace(dict(trace.items()), trace, full=True))
 
     def load(self, scenario: Scenario, state: State | None = None) -> None:
         """Replace the scenario (already validated by core); clears undo history.
 
         `state`, if given, is shown instead of the scenario's own (a lesson step the learner
-        had edited); "reset" still goes back to `scenario`."""
+        had edited: a snapshot from `session.state`); "reset" still goes back to `scenario`."""
         self._load(scenario, state)
         self.changed.emit(Change.ALL)
 
-    @staticmethod
-    def _forward(state: State) -> Trace:
-        return forward(state.config, state.weights, state.inputs)
-
-    def _next_trace(self, state: State) -> Trace:
-        """The trace of `state`. An edit of the current state (same config, same number of
-        tokens; the weights dicts share every array but the edited ones) is recomputed
-        incrementally by core: only what the changed cells can change. Undo, redo and drags
-        are such edits too. Anything else runs the full forward."""
-        current = getattr(self, "state", None)
-        if current is None or state.config != current.config or np.shape(state.inputs) != np.shape(current.inputs):
-            return self._forward(state)
-        return trace_after(state.config, current.weights, current.inputs, self.trace, state.weights, state.inputs)
+    def _adopt(self, state: State) -> None:
+        """Make `state`'s arrays the live ones (not owned: never written, copied at the first edit)."""
+        self._config = state.config
+        self._inputs = state.inputs
+        self._weights = dict(state.weights)
+        self._targets = state.targets
 
     def _remember(self, weights: Mapping[str, np.ndarray]) -> None:
         self._shelf.update({(name, np.shape(array)): array for name, array in weights.items()})
 
-    def _apply(self, state: State, notify: bool = True, trace: Trace | None = None) -> None:
-        trace = self._next_trace(state) if trace is None else trace
-        self.state = state
-        self._remember(state.weights)
-        self.trace: Trace = trace
-        self.mse = None if state.targets is None else mse(self.trace.output, state.targets)
-        if self.mse is not None:
-            self.mse_history.append(self.mse)
-        if self.edit_tensor not in self.tensor_names():
+    # --- bringing the trace up to date -----------------------------------------------------
+    def _mark(self, tensor: str, cells: object) -> None:
+        """Cells of `tensor` changed since the trace was computed: index arrays or a mask."""
+        self._stale = True
+        if tensor == TARGETS:
+            return                                    # only the mse depends on them
+        if tensor == INPUTS:
+            self._full = True                         # every hook depends on the inputs
+            return
+        self._dirty.setdefault(tensor, []).append(cells)
+
+    def _changes(self) -> dict[str, object]:
+        """The dirty cells in the form core.incremental.recompute takes."""
+        changes: dict[str, object] = {}
+        for name, parts in self._dirty.items():
+            shape = self._weights[name].shape
+            if len(parts) == 1 and isinstance(parts[0], tuple) and parts[0][0].size <= LISTED_CELLS:
+                changes[name] = list(zip(*(axis.tolist() for axis in parts[0])))
+                continue
+            mask = np.zeros(shape, dtype=bool)
+            for part in parts:
+                mask[part] = True
+            changes[name] = mask
+        return changes
+
+    def _compute(self, config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np.ndarray,
+                 full: bool) -> EditedTrace:
+        """The trace of (config, weights, inputs) from the current one and the dirty cells."""
+        if full or forward_work(config, np.shape(inputs)[0]) < SMALL_WORK and self._dirty:
+            # Lesson sizes: the full forward is as fast, and bit-identical to core.block.forward.
+            trace = forward(config, weights, inputs)
+            return EditedTrace(dict(trace.items()), trace, full=True)
+        if not self._dirty:
+            return EditedTrace(dict(self._trace.items()), (), full=False, updates=getattr(self._trace, "updates", 0))
+        return recompute(config, weights, inputs, self._trace, self._changes())
+
+    def _bring_up_to_date(self) -> None:
+        """Compute the trace and the mse of the current block (no notification)."""
+        trace = self._compute(self._config, self._weights, self._inputs, self._full)
+        self._commit(trace)
+
+    def _commit(self, trace: Trace) -> None:
+        self._dirty, self._stale, self._full = {}, False, False
+        self._trace: Trace = trace
+        self._mse = None if self._targets is None else mse(trace.output, self._targets)
+        if self._mse is not None:
+            self.mse_history.append(self._mse)
+        self._remember(self._weights)
+        names = self.tensor_names()
+        if self.edit_tensor not in names:
             self.edit_tensor = INPUTS
-        self.edit_index = tuple(min(i, n - 1) for i, n in zip(self.edit_index, self.tensor(self.edit_tensor).shape))
-        if len(self.edit_index) != self.tensor(self.edit_tensor).ndim:
-            self.edit_index = (0,) * self.tensor(self.edit_tensor).ndim
-        if self.selected_hook not in self.trace:
+        shape = self._live(self.edit_tensor).shape
+        self.edit_index = tuple(min(i, n - 1) for i, n in zip(self.edit_index, shape))
+        if len(self.edit_index) != len(shape):
+            self.edit_index = (0,) * len(shape)
+        if self.selected_hook not in trace:
             self.selected_hook = "hook_resid_post"
-        if notify:
-            self.changed.emit(Change.TRACE)
+
+    def _updated(self) -> None:
+        """After a command wrote: update now and notify, or (coalescing) at the next frame."""
+        if self._deferring:
+            self._owed = True
+            if not self._frame.isActive():
+                since = (time.monotonic() - self._last_update) * 1000.0      # ms (inf before the first)
+                self._frame.start(0 if since >= self.FRAME_MS else math.ceil(self.FRAME_MS - since))
+            return
+        self._notify()
+
+    def _notify(self) -> None:
+        self._frame.stop()
+        self._owed = False
+        self._last_update = time.monotonic()
+        if self._stale:
+            self._bring_up_to_date()
+        self.changed.emit(Change.TRACE)
+
+    @property
+    def pending(self) -> bool:
+        """A coalesced edit's update (and its `changed` notification) is still to come."""
+        return self._owed
+
+    def flush(self) -> None:
+        """Bring a coalesced edit's update now: the trace, then one `changed(TRACE)`."""
+        if self._owed:
+            self._notify()
+
+    # --- applying undo steps ----------------------------------------------------------------
+    def _write(self, tensor: str, where: tuple[np.ndarray, ...], values: np.ndarray) -> None:
+        """Put `values` into the cells `where` of `tensor` (a cell step's redo or undo)."""
+        self._writable(tensor)[where] = values
+        self._mark(tensor, where)
+        self._updated()
+
+    def _set_state(self, state: State) -> None:
+        """Make `state` the current block (a whole-state step's redo or undo). The new trace is
+        computed before anything is replaced: if core fails, the block stays as it was."""
+        if self._stale:
+            self._bring_up_to_date()
+        full = (state.config != self._config or list(state.weights) != list(self._weights)
+                or np.shape(state.inputs) != np.shape(self._inputs)
+                or any(np.shape(array) != self._weights[name].shape for name, array in state.weights.items()))
+        if not full:
+            for name, array in state.weights.items():
+                if array is not self._weights[name]:
+                    differs = np.asarray(array) != self._weights[name]
+                    if differs.any():
+                        self._dirty.setdefault(name, []).append(differs)
+            full = state.inputs is not self._inputs and not np.array_equal(state.inputs, self._inputs)
+        try:
+            trace = self._compute(state.config, state.weights, state.inputs, full)
+        except BaseException:
+            self._dirty = {}
+            raise
+        self._adopt(state)
+        self._commit(trace)
+        self._last_update = time.monotonic()
+        self._frame.stop()
+        self._owed = False
+        self.changed.emit(Change.TRACE)
 
     def push_state(self, state: State, text: str) -> None:
-        """Show a whole earlier state as one undo step (a lesson step's kept edits)."""
-        self._push(state, text)
+        """Show a whole earlier state as one undo step (a lesson step's kept edits: a snapshot
+        from `session.state`)."""
+        self._push_state(state, text)
 
-    def _push(self, after: State, text: str, merge_key: object = None) -> None:
-        self.undo_stack.push(_StateCommand(self, self.state, after, text, merge_key))
+    def _push_state(self, after: State, text: str) -> None:
+        self.undo_stack.push(_StateCommand(self, self._current(), after, text))
 
     # --- editing --------------------------------------------------------------------------
     def check_value(self, value: float | None, text: str = "") -> str | None:
@@ -228,45 +555,79 @@ class Session(QObject):
 
     def set_value(self, tensor: str, index: tuple[int, ...], value: float | None, text: str = "",
                   merge: bool = False) -> bool:
-        """Put one number in one cell of a tensor; False (and a message) if it is refused."""
+        """Put one number in one cell of a tensor; False (and a message) if it is refused.
+        The trace is recomputed and `changed(TRACE)` emitted before this returns.
+        `merge`: consecutive edits of this cell within one gesture are one undo step."""
+        return self._set_cell(tensor, index, value, text, merge, defer=False)
+
+    def set_value_coalesced(self, tensor: str, index: tuple[int, ...], value: float | None, text: str = "",
+                            merge: bool = True) -> bool:
+        """As set_value, for a slider or a spin box that sends many values per frame: the value
+        is checked, written and recorded in the undo stack now, the recompute and the
+        `changed(TRACE)` notification come once per frame for all the values sent meanwhile
+        (see `flush`, `pending`). Merged (one undo step per drag) unless `merge=False`."""
+        return self._set_cell(tensor, index, value, text, merge, defer=True)
+
+    def _set_cell(self, tensor: str, index: tuple[int, ...], value: float | None, text: str, merge: bool,
+                  defer: bool) -> bool:
         problem = self.check_value(value, text)
         if problem:
             self.message.emit(problem)
             return False
-        current = self.tensor(tensor)
+        current = self._live(tensor)
         index = tuple(int(i) for i in index)
-        if current[index] == value:
+        old = current[index]                        # raises for a cell that is not there
+        if old == value:
             return True
-        changed = np.array(current, dtype=np.float64)
-        changed[index] = value
         label = self.tr("Set %1%2 = %3").replace("%1", tensor).replace("%2", str(list(index))).replace("%3", format_short(value))
         if merge:
             now = self.clock()
             if now - self._last_merge > self.GESTURE_GAP_S:
                 self.end_gesture()
             self._last_merge = now
-        self._push(self._with_tensor(tensor, changed), label, (tensor, index, self._gesture) if merge else None)
+        where = tuple(np.array([i], dtype=np.intp) for i in index)
+        command = _CellsCommand(self, tensor, where, np.array([old], dtype=np.float64),
+                                np.array([value], dtype=np.float64), label,
+                                (tensor, index, self._gesture) if merge else None)
+        self._push(command, defer)
         return True
 
-    GESTURE_GAP_S = 1.0   # a pause this long between drag steps starts a new undo step
+    def _push(self, command: QUndoCommand, defer: bool = False) -> None:
+        self._deferring = defer
+        try:
+            self.undo_stack.push(command)
+        finally:
+            self._deferring = False
 
     def end_gesture(self) -> None:
         """The current drag is over: the next merged edit starts a new undo step."""
         self._gesture += 1
 
     def set_tensor(self, tensor: str, array: np.ndarray, text: str) -> bool:
-        """Replace a whole tensor in one undo step (paste, zero, identity, random, reset)."""
+        """Replace a whole tensor in one undo step (paste, zero, identity, random, reset).
+        Few changed cells are stored as cells; more, as the arrays before and after."""
+        return self._replace_tensor(tensor, array, text, copy=True)
+
+    def _replace_tensor(self, tensor: str, array: np.ndarray, text: str, copy: bool) -> bool:
+        current = self._live(tensor)
         array = np.asarray(array, dtype=np.float64)
-        if array.shape != self.tensor(tensor).shape:
+        if array.shape != current.shape:
             self.message.emit(self.tr("%1 needs shape %2; nothing changed.")
-                              .replace("%1", tensor).replace("%2", "×".join(map(str, self.tensor(tensor).shape))))
+                              .replace("%1", tensor).replace("%2", "×".join(map(str, current.shape))))
             return False
         if not np.all(np.isfinite(array)) or np.any(np.abs(array) > MAX_ABS_VALUE):
             self.message.emit(self.tr("Values must be finite and within ±1,000,000; nothing changed."))
             return False
-        if np.array_equal(array, self.tensor(tensor)):
+        differs = array != current
+        count = int(np.count_nonzero(differs))
+        if count == 0:
             return True
-        self._push(self._with_tensor(tensor, array), text)
+        if count <= FEW_CELLS * array.size:
+            where = np.nonzero(differs)
+            self._push(_CellsCommand(self, tensor, where, np.array(current[where]), np.array(array[where]), text))
+            return True
+        replacement = np.array(array) if copy else array
+        self._push_state(self._with_tensor(tensor, replacement), text)
         return True
 
     def fill_tensor(self, tensor: str, fill: str, seed: int = 0) -> bool:
@@ -274,7 +635,7 @@ class Session(QObject):
         names = {"zero": self.tr("Zero %1"), "identity": self.tr("Identity %1"),
                  "random": self.tr("Random %1 (seed %2)")}
         text = names[fill].replace("%1", tensor).replace("%2", str(seed))
-        return self.set_tensor(tensor, filled(shape, fill, seed), text)
+        return self._replace_tensor(tensor, filled(shape, fill, seed), text, copy=False)
 
     def reset_tensor(self, tensor: str) -> bool:
         """Back to the scenario as loaded (if the tensor existed then with this shape)."""
@@ -286,8 +647,8 @@ class Session(QObject):
 
     def reset_all(self) -> None:
         loaded = self.loaded
-        self._push(State(loaded.config, loaded.inputs, dict(loaded.weights), loaded.targets),
-                   self.tr("Reset everything"))
+        self._push_state(State(loaded.config, loaded.inputs, dict(loaded.weights), loaded.targets),
+                         self.tr("Reset everything"))
 
     def loaded_tensor(self, tensor: str) -> np.ndarray | None:
         if tensor == INPUTS:
@@ -297,7 +658,7 @@ class Session(QObject):
         return self.loaded.weights.get(tensor)
 
     def _with_tensor(self, tensor: str, array: np.ndarray) -> State:
-        s = self.state
+        s = self._current()
         if tensor == INPUTS:
             return replace(s, inputs=array)
         if tensor == TARGETS:
@@ -305,7 +666,8 @@ class Session(QObject):
         return replace(s, weights={**s.weights, tensor: array})
 
     def use_output_as_targets(self) -> None:
-        self._push(replace(self.state, targets=np.array(self.trace.output)), self.tr("Use the current output as target"))
+        targets = np.array(self.trace.output)
+        self._push_state(replace(self._current(), targets=targets), self.tr("Use the current output as target"))
         self.message.emit(self.tr("The current output is now the target: MSE is 0 until you edit something."))
 
     def set_config(self, **changes: object) -> bool:
@@ -327,11 +689,13 @@ class Session(QObject):
         pool = {name: self._shelf[(name, shape)] for name, shape in weight_shapes(config).items()
                 if (name, shape) in self._shelf}
         weights, created = adapt_weights(pool, config)
-        targets = self.state.targets
+        # Kept weights are the very arrays (adapt_weights copied them): no copy per config change.
+        weights = {name: array if name in created else pool[name] for name, array in weights.items()}
+        targets = self._targets
         if targets is not None and targets.shape[1] != config.output_width:
             targets = None
         summary = ", ".join(f"{key} = {value}" for key, value in changes.items())
-        self._push(State(config, self.state.inputs, weights, targets), self.tr("Set %1").replace("%1", summary))
+        self._push_state(State(config, self._inputs, weights, targets), self.tr("Set %1").replace("%1", summary))
         if created:
             self.message.emit(self.tr("Created %1 for the new shape: matrices seeded random (seed 0), gains 1, biases 0.")
                               .replace("%1", ", ".join(created)))
