@@ -551,6 +551,19 @@ def test_a_kept_state_edited_again_stays_as_it_was_kept(qapp):
     assert_trace_agrees(session)
 
 
+def test_a_tensor_chosen_for_editing_is_copied_before_the_first_edit(qapp):
+    from tests.app.helpers import settle
+    session = Session(above_small_work(), clock=FakeClock())
+    loaded = session.loaded.weights["W_out"]
+    session.select_edit_cell("W_out", (2, 3))
+    settle(lambda: session._owns(session._weights["W_out"]))    # copied in idle time
+    owned = session._weights["W_out"]
+    assert owned is not loaded and np.array_equal(owned, loaded)
+    assert session.set_value("W_out", (2, 3), 0.5)
+    assert session._weights["W_out"] is owned                 # the edit itself copies nothing
+    assert loaded[2, 3] != 0.5
+
+
 def test_undo_everything_is_the_loaded_state_and_redo_everything_the_last(qapp):
     """Cells, a merged drag, a paste of a few cells, whole tensors, a config change, inputs and
     targets: undoing all returns the loaded block bit for bit, redoing all the last one."""
@@ -698,6 +711,27 @@ def test_coalesced_updates_come_at_most_once_per_frame(session, qtbot):
         pass
     assert seen == [Change.TRACE, Change.TRACE]
     assert_trace_is_core_forward(session)
+
+
+def test_two_slider_drags_as_the_weight_editor_sends_them(session):
+    """The weight editor's slider and spin box: every position through set_value_coalesced,
+    the release through end_gesture. Two drags are two undo steps and, flushed, two updates."""
+    seen = record(session, "changed")
+    start = session.undo_stack.count()
+    for position in range(1, 21):                             # slider pressed, dragged
+        session.set_value_coalesced("W_in", (1, 3), 1.0 + 0.01 * position, "…")
+    session.end_gesture()                                     # sliderReleased
+    session.flush()
+    for position in range(1, 11):
+        session.set_value_coalesced("W_in", (1, 3), 1.2 - 0.01 * position, "…")
+    session.end_gesture()
+    session.flush()
+    assert session.undo_stack.count() == start + 2 and seen == [Change.TRACE, Change.TRACE]
+    assert_trace_is_core_forward(session)
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[1, 3] == pytest.approx(1.2)
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[1, 3] == session.loaded.weights["W_in"][1, 3]
 
 
 def test_a_closed_session_with_a_history_is_collected_safely(qapp):
