@@ -5,15 +5,19 @@ Every edit is an undo command that goes through here; after each change the Sess
 
 How an edit is stored (so that a cell edit costs O(cells), at any size)
 -----------------------------------------------------------------------
-The Session owns its current arrays and edits them in place. A cell edit (`set_value`, a
-paste or a reset that changes few cells) is an undo command holding only the cells: the
-tensor's name, their indices, old and new values. Redo writes the new values, undo the old
-ones, and the changed cells go straight to `core.incremental.recompute`: nothing searches
-for what changed, nothing copies the tensor. A whole-tensor replacement (fill, paste of
-most of a tensor, a config change, a lesson's kept state) keeps the arrays before and after:
-copy-on-write per tensor. Arrays the Session did not allocate itself (the loaded scenario's,
-a state handed to `push_state` or `load`) are never written: the first cell edit copies
-such a tensor once, and edits the copy from then on.
+The current arrays and their trace live in a `LiveBlock` (app/live_block.py), edited in
+place. A cell edit (`set_value`, a paste or a reset that changes few cells) is an undo step
+holding only the cells: the tensor's name, their indices, old and new values. Redo writes the
+new values, undo the old ones, and the changed cells go straight to
+`core.incremental.recompute`: nothing searches for what changed, nothing copies the tensor.
+A whole-state step (a fill, a paste of most of a tensor, a config change, reset everything,
+a lesson's kept state) keeps only the arrays that differ between before and after (an
+activation change keeps none), and those arrays are never written again.
+
+Copy-on-write: the Session writes only into arrays it allocated and nothing else holds. An
+array from the loaded scenario, from a kept state, or kept by a whole-state step is copied
+once before its first cell edit (a GPT-2-small W_in: 19 MB, tens of ms). `select_edit_cell`
+makes that copy in idle time, so that a drag of the chosen cell never waits for it.
 
 What the Session hands out
 --------------------------
@@ -23,7 +27,9 @@ What the Session hands out
   never changes afterwards, however the Session is edited. It costs no copy: while a
   snapshot is alive, the Session copies a tensor before writing into it (copy-on-write); a
   snapshot nobody keeps costs nothing. Keep it to restore it later with `push_state` (a
-  lesson step's edits) or `load(scenario, state)`. `session.scenario` is the same as a Scenario.
+  lesson step's edits) or `load(scenario, state)`; a view that kept one across edits would
+  make every edited tensor be copied once more, so views read `tensor()` and keep nothing.
+  `session.scenario` is the same snapshot as a Scenario (what Save writes).
 - `session.trace`: the trace of the current block. core never changes a trace's arrays (they
   are read-only); every update is a new Trace (an `EditedTrace` saying what was recomputed).
   `session.trace` and `session.mse` are always those of the current weights, even between a
@@ -53,21 +59,18 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
+from app.live_block import INPUTS, TARGETS, LiveBlock, State, read_only
 from core.analysis import Invariant, invariants
-from core.block import Trace, forward, mse
+from core.block import Trace, forward
 from core.config import BlockConfig, ConfigError, weight_shapes
 from core.formats.scenario import MAX_ABS_VALUE, Scenario, check_finite
-from core.incremental import SMALL_WORK, EditedTrace, forward_work, recompute
 from core.numbers import format_short, parse_number  # noqa: F401  (parse_number: views import it from here too)
 from core.weights import adapt_weights, filled
 
-INPUTS = "inputs"
-TARGETS = "targets"
+__all__ = ["INPUTS", "TARGETS", "Change", "Highlight", "Session", "State"]
 # A replacement of a whole tensor that changes at most this fraction of its cells is stored as
 # cells (a paste of a small block, a reset after a few edits); more, as the whole arrays.
 FEW_CELLS = 1 / 8
-# Changed cells passed to core as a list of indices up to this many; more, as a boolean mask.
-LISTED_CELLS = 64
 
 
 class Change(enum.Flag):
@@ -88,16 +91,6 @@ class Highlight:
 
     def __bool__(self) -> bool:
         return bool(self.hooks or self.cells)
-
-
-@dataclass(frozen=True)
-class State:
-    """Everything a whole-state undo step restores. From `Session.state`: a snapshot that never
-    changes (read-only arrays)."""
-    config: BlockConfig
-    inputs: np.ndarray
-    weights: Mapping[str, np.ndarray]
-    targets: np.ndarray | None
 
 
 class _Command(QUndoCommand):
@@ -164,7 +157,7 @@ class _StateCommand(_Command):
         targets = (side.targets,) if side.targets is not other.targets else None
         for array in (inputs, *weights.values(), *(targets or ())):
             if array is not None:
-                session._freeze(array)
+                session._block.freeze(array)
         return side.config, list(side.weights), weights, inputs, targets
 
     @property
@@ -182,10 +175,10 @@ class _StateCommand(_Command):
         if session is None:
             return
         config, names, weights, inputs, targets = side
-        live = session._weights
-        state = State(config, session._inputs if inputs is None else inputs,
-                      {name: weights[name] if name in weights else live[name] for name in names},
-                      session._targets if targets is None else targets[0])
+        live = session._block
+        state = State(config, live.inputs if inputs is None else inputs,
+                      {name: weights[name] if name in weights else live.weights[name] for name in names},
+                      live.targets if targets is None else targets[0])
         session._set_state(state)
 
     def redo(self) -> None:
@@ -195,417 +188,10 @@ class _StateCommand(_Command):
         self._apply(self._sides[0])
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    view = array.view()
-    view.flags.writeable = False
-    return view
-
-
-class Session(QObject):
-    changed = Signal(object)         # one Change per user action or load: every view listens here
-    message = Signal(str)            # one line for the status bar
-
-    GESTURE_GAP_S = 1.0   # a pause this long between drag steps starts a new undo step
-    FRAME_MS = 16         # coalesced edits: at most one update per frame (60 Hz)
-
-    def __init__(self, scenario: Scenario, parent: QObject | None = None,
-                 clock: Callable[[], float] = time.monotonic):
-        """`clock` (seconds) decides when a pause splits a drag into two undo steps; tests pass
-        a fake one so that a loaded machine can neither split nor merge their steps."""
-        super().__init__(parent)
-        self.clock = clock
-        self.undo_stack = QUndoStack(self)
-        self.mse_history: list[float] = []
-        self.selected_hook = "hook_resid_post"
-        self.selected_token = 0
-        self.selected_head = 0
-        self.selected_column = 0
-        self._gesture = 0                  # merged edits belong to one drag: see end_gesture()
-        self._last_merge = -math.inf       # when the last merged edit came, on self.clock
-        self.edit_tensor = "W_in"
-        self.edit_index: tuple[int, ...] = (0, 0)
-        self.highlight = Highlight()
-        # The current block: arrays the Session edits in place when it owns them.
-        self._config: BlockConfig
-        self._inputs: np.ndarray
-        self._weights: dict[str, np.ndarray] = {}
-        self._targets: np.ndarray | None = None
-        self._owned: dict[int, weakref.ref] = {}       # id → the arrays the Session allocated
-        self._handed: list[weakref.ref] = []           # views handed out in snapshots (state, scenario)
-        # Cells changed since the trace was computed: {tensor: [index arrays or a mask, ...]}.
-        self._dirty: dict[str, list] = {}
-        self._stale = False                # the trace (or the mse) is not the current block's
-        self._full = False                 # ... and only a full forward can bring it back
-        self._owed = False                 # a coalesced edit's notification is still to come
-        self._deferring = False            # inside set_value_coalesced: defer the update
-        self._last_update = -math.inf      # time.monotonic() of the last update (frame pacing)
-        self._frame = QTimer(self)
-        self._frame.setSingleShot(True)
-        self._frame.timeout.connect(self.flush)
-        self._prepare = QTimer(self)           # copies the chosen edit tensor in idle time
-        self._prepare.setSingleShot(True)
-        self._prepare.timeout.connect(self._prepare_edit_tensor)
-        self._load(scenario)
-
-    # --- reading --------------------------------------------------------------------------
-    @property
-    def config(self) -> BlockConfig:
-        return self._config
-
-    @property
-    def tokens(self) -> tuple[str, ...]:
-        return self.loaded.tokens
-
-    @property
-    def trace(self) -> Trace:
-        """The trace of the current block (computed now if a coalesced edit is not yet in it)."""
-        if self._stale:
-            self._bring_up_to_date()
-        return self._trace
-
-    @property
-    def mse(self) -> float | None:
-        if self._stale:
-            self._bring_up_to_date()
-        return self._mse
-
-    @property
-    def state(self) -> State:
-        """A snapshot of the current block that never changes afterwards (read-only arrays; no
-        copy is made: the Session copies a tensor before it next writes into it while the
-        snapshot is alive)."""
-        return State(self._config, self._hand_out(self._inputs),
-                     {name: self._hand_out(array) for name, array in self._weights.items()},
-                     None if self._targets is None else self._hand_out(self._targets))
-
-    @property
-    def scenario(self) -> Scenario:
-        """The current block as a Scenario (a snapshot, as `state`): what Save writes."""
-        s = self.state
-        return replace(self.loaded, config=s.config, inputs=s.inputs, weights=dict(s.weights), targets=s.targets)
-
-    def tensor_names(self) -> list[str]:
-        """Every editable tensor: the input embeddings, the weights, and targets if any."""
-        names = [INPUTS, *self._weights]
-        if self._targets is not None:
-            names.append(TARGETS)
-        return names
-
-    def tensor(self, name: str) -> np.ndarray:
-        """A read-only view of a tensor as it is now. It changes in place when a cell is edited
-        (then `changed` follows): read it again on `changed`; to keep values, keep `state`."""
-        return _read_only(self._live(name))
-
-    def selected_index(self, hook: str | None = None) -> tuple[int, ...] | None:
-        """The selected cell of a hook (of the selected hook by default), clamped to its shape."""
-        hook = hook or self.selected_hook
-        trace = self.trace
-        if hook not in trace:
-            return None
-        shape = trace[hook].shape
-        token = min(self.selected_token, shape[-2] - 1)
-        column = min(self.selected_column, shape[-1] - 1)
-        if len(shape) == 3:
-            return (min(self.selected_head, shape[0] - 1), token, column)
-        return (token, column)
-
-    def invariants(self) -> list[Invariant]:
-        return invariants(self.config, self.trace)
-
-    def undo_nbytes(self) -> int:
-        """The bytes of numbers the undo stack keeps (cells, and arrays a whole-state step holds)."""
-        total = 0
-        for position in range(self.undo_stack.count()):
-            command = self.undo_stack.command(position)
-            total += getattr(command, "nbytes", 0)
-        return total
-
-    # --- the arrays the Session owns -------------------------------------------------------
-    def _live(self, name: str) -> np.ndarray:
-        if name == INPUTS:
-            return self._inputs
-        if name == TARGETS:
-            if self._targets is None:
-                raise KeyError(name)
-            return self._targets
-        return self._weights[name]
-
-    def _set_live(self, name: str, array: np.ndarray) -> None:
-        if name == INPUTS:
-            self._inputs = array
-        elif name == TARGETS:
-            self._targets = array
-        else:
-            self._weights[name] = array
-
-    def _own(self, array: np.ndarray) -> np.ndarray:
-        """Note that the Session allocated `array`: it may write into it."""
-        if len(self._owned) > 4 * (len(self._weights) + 2):
-            self._owned = {key: ref for key, ref in self._owned.items() if ref() is not None}
-        self._owned[id(array)] = weakref.ref(array)
-        return array
-
-    def _freeze(self, array: np.ndarray) -> None:
-        """An undo step keeps `array`: never write into it again (copy it first)."""
-        self._owned.pop(id(array), None)
-
-    def _owns(self, array: np.ndarray) -> bool:
-        ref = self._owned.get(id(array))
-        return ref is not None and ref() is array
-
-    def _hand_out(self, array: np.ndarray) -> np.ndarray:
-        """A read-only view for a snapshot; while it lives, writes into `array` copy it first."""
-        view = _read_only(array)
-        if len(self._handed) > 256:
-            self._handed = [ref for ref in self._handed if ref() is not None]
-        self._handed.append(weakref.ref(view))
-        return view
-
-    def _handed_out(self, array: np.ndarray) -> bool:
-        alive = [ref for ref in self._handed if ref() is not None]
-        self._handed = alive
-        return any(np.may_share_memory(ref(), array) for ref in alive)
-
-    def _writable(self, name: str) -> np.ndarray:
-        """The live array of `name`, ready to be written in place: copied first (once) if the
-        Session did not allocate it or a snapshot still shows it."""
-        array = self._live(name)
-        if not self._owns(array) or not array.flags.writeable or self._handed_out(array):
-            array = self._own(np.array(array, dtype=np.float64))
-            self._set_live(name, array)
-        return array
-
-    def _current(self) -> State:
-        """The live state (the Session's own arrays; never handed out)."""
-        return State(self._config, self._inputs, dict(self._weights), self._targets)
-
-    # --- loading --------------------------------------------------------------------------
-    def _load(self, scenario: Scenario, state: State | None = None) -> None:
-        state = state or State(scenario.config, scenario.inputs, dict(scenario.weights), scenario.targets)
-        trace = forward(state.config, state.weights, state.inputs)   # first: if this fails, nothing open has changed
-        self._frame.stop()
-        self._prepare.stop()
-        self._dirty, self._stale, self._full, self._owed = {}, False, False, False
-        self.loaded = scenario
-        # Weights to restore when a part or a shape comes back, by (name, shape).
-        self._shelf: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}
-        self._heads = (scenario.config.n_heads, scenario.config.d_head) if scenario.config.attention else (2, 2)
-        self.undo_stack.clear()
-        self.mse_history = []
-        self.selected_token = self.selected_head = self.selected_column = 0
-        self.selected_hook = "hook_resid_post"
-        first_matrix = next(name for name in scenario.weights if name.startswith("W_"))
-        self.edit_tensor, self.edit_index = first_matrix, (0,) * scenario.weights[first_matrix].ndim
-        self._remember(scenario.weights)
-        self._adopt(state)
-        self._commit(EditedTrace(dict(trace.items()), trace, full=True))
-
-    def load(self, scenario: Scenario, state: State | None = None) -> None:
-        """Replace the scenario (already validated by core); clears undo history.
-
-        `state`, if given, is shown instead of the scenario's own (a lesson step the learner
-        had edited: a snapshot from `session.state`); "reset" still goes back to `scenario`."""
-        self._load(scenario, state)
-        self.changed.emit(Change.ALL)
-
-    def _adopt(self, state: State) -> None:
-        """Make `state`'s arrays the live ones (not owned: never written, copied at the first edit)."""
-        self._config = state.config
-        self._inputs = state.inputs
-        self._weights = dict(state.weights)
-        self._targets = state.targets
-
-    def _remember(self, weights: Mapping[str, np.ndarray]) -> None:
-        self._shelf.update({(name, np.shape(array)): array for name, array in weights.items()})
-
-    # --- bringing the trace up to date -----------------------------------------------------
-    def _mark(self, tensor: str, cells: object) -> None:
-        """Cells of `tensor` changed since the trace was computed: index arrays or a mask."""
-        self._stale = True
-        if tensor == TARGETS:
-            return                                    # only the mse depends on them
-        if tensor == INPUTS:
-            self._full = True                         # every hook depends on the inputs
-            return
-        self._dirty.setdefault(tensor, []).append(cells)
-
-    def _changes(self) -> dict[str, object]:
-        """The dirty cells in the form core.incremental.recompute takes."""
-        changes: dict[str, object] = {}
-        for name, parts in self._dirty.items():
-            shape = self._weights[name].shape
-            if len(parts) == 1 and isinstance(parts[0], tuple) and parts[0][0].size <= LISTED_CELLS:
-                changes[name] = list(zip(*(axis.tolist() for axis in parts[0])))
-                continue
-            mask = np.zeros(shape, dtype=bool)
-            for part in parts:
-                mask[part] = True
-            changes[name] = mask
-        return changes
-
-    def _compute(self, config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np.ndarray,
-                 full: bool) -> EditedTrace:
-        """The trace of (config, weights, inputs) from the current one and the dirty cells."""
-        if full or forward_work(config, np.shape(inputs)[0]) < SMALL_WORK and self._dirty:
-            # Lesson sizes: the full forward is as fast, and bit-identical to core.block.forward.
-            trace = forward(config, weights, inputs)
-            return EditedTrace(dict(trace.items()), trace, full=True)
-        if not self._dirty:
-            return EditedTrace(dict(self._trace.items()), (), full=False, updates=getattr(self._trace, "updates", 0))
-        return recompute(config, weights, inputs, self._trace, self._changes())
-
-    def _bring_up_to_date(self) -> None:
-        """Compute the trace and the mse of the current block (no notification)."""
-        trace = self._compute(self._config, self._weights, self._inputs, self._full)
-        self._commit(trace)
-
-    def _commit(self, trace: Trace) -> None:
-        self._dirty, self._stale, self._full = {}, False, False
-        self._trace: Trace = trace
-        self._mse = None if self._targets is None else mse(trace.output, self._targets)
-        if self._mse is not None:
-            self.mse_history.append(self._mse)
-        self._remember(self._weights)
-        names = self.tensor_names()
-        if self.edit_tensor not in names:
-            self.edit_tensor = INPUTS
-        shape = self._live(self.edit_tensor).shape
-        self.edit_index = tuple(min(i, n - 1) for i, n in zip(self.edit_index, shape))
-        if len(self.edit_index) != len(shape):
-            self.edit_index = (0,) * len(shape)
-        if self.selected_hook not in trace:
-            self.selected_hook = "hook_resid_post"
-
-    def _updated(self) -> None:
-        """After a command wrote: update now and notify, or (coalescing) at the next frame."""
-        if self._deferring:
-            self._owed = True
-            if not self._frame.isActive():
-                since = (time.monotonic() - self._last_update) * 1000.0      # ms (inf before the first)
-                self._frame.start(0 if since >= self.FRAME_MS else math.ceil(self.FRAME_MS - since))
-            return
-        self._notify()
-
-    def _notify(self) -> None:
-        self._frame.stop()
-        self._owed = False
-        self._last_update = time.monotonic()
-        if self._stale:
-            self._bring_up_to_date()
-        self.changed.emit(Change.TRACE)
-
-    @property
-    def pending(self) -> bool:
-        """A coalesced edit's update (and its `changed` notification) is still to come."""
-        return self._owed
-
-    def flush(self) -> None:
-        """Bring a coalesced edit's update now: the trace, then one `changed(TRACE)`."""
-        if self._owed:
-            self._notify()
-
-    # --- applying undo steps ----------------------------------------------------------------
-    def _write(self, tensor: str, where: tuple[np.ndarray, ...], values: np.ndarray) -> None:
-        """Put `values` into the cells `where` of `tensor` (a cell step's redo or undo)."""
-        self._writable(tensor)[where] = values
-        self._mark(tensor, where)
-        self._updated()
-
-    def _set_state(self, state: State) -> None:
-        """Make `state` the current block (a whole-state step's redo or undo). The new trace is
-        computed before anything is replaced: if core fails, the block stays as it was."""
-        if self._stale:
-            self._bring_up_to_date()
-        full = (state.config != self._config or list(state.weights) != list(self._weights)
-                or np.shape(state.inputs) != np.shape(self._inputs)
-                or any(np.shape(array) != self._weights[name].shape for name, array in state.weights.items()))
-        if not full:
-            for name, array in state.weights.items():
-                if array is not self._weights[name]:
-                    differs = np.asarray(array) != self._weights[name]
-                    if differs.any():
-                        self._dirty.setdefault(name, []).append(differs)
-            full = state.inputs is not self._inputs and not np.array_equal(state.inputs, self._inputs)
-        try:
-            trace = self._compute(state.config, state.weights, state.inputs, full)
-        except BaseException:
-            self._dirty = {}
-            raise
-        self._adopt(state)
-        self._commit(trace)
-        self._last_update = time.monotonic()
-        self._frame.stop()
-        self._owed = False
-        self.changed.emit(Change.TRACE)
-
-    def push_state(self, state: State, text: str) -> None:
-        """Show a whole earlier state as one undo step (a lesson step's kept edits: a snapshot
-        from `session.state`)."""
-        self._push_state(state, text)
-
-    def _push_state(self, after: State, text: str) -> None:
-        self.undo_stack.push(_StateCommand(self, self._current(), after, text))
-
-    # --- editing --------------------------------------------------------------------------
-    def check_value(self, value: float | None, text: str = "") -> str | None:
-        """Why a value cannot go in a cell, or None if it can (the rule is core's check_finite)."""
-        if value is None:
-            return self.tr("“%1” is not a number; the cell keeps its value.").replace("%1", text[:40])
-        if check_finite(value):
-            return None
-        if math.isnan(value) or math.isinf(value):
-            return self.tr("NaN and infinity are not allowed; the cell keeps its value.")
-        return self.tr("Values must lie within ±1,000,000; the cell keeps its value.")
-
-    def set_value(self, tensor: str, index: tuple[int, ...], value: float | None, text: str = "",
-                  merge: bool = False) -> bool:
-        """Put one number in one cell of a tensor; False (and a message) if it is refused.
-        The trace is recomputed and `changed(TRACE)` emitted before this returns.
-        `merge`: consecutive edits of this cell within one gesture are one undo step."""
-        return self._set_cell(tensor, index, value, text, merge, defer=False)
-
-    def set_value_coalesced(self, tensor: str, index: tuple[int, ...], value: float | None, text: str = "",
-                            merge: bool = True) -> bool:
-        """As set_value, for a slider or a spin box that sends many values per frame: the value
-        is checked, written and recorded in the undo stack now, the recompute and the
-        `changed(TRACE)` notification come once per frame for all the values sent meanwhile
-        (see `flush`, `pending`). Merged (one undo step per drag) unless `merge=False`."""
-        return self._set_cell(tensor, index, value, text, merge, defer=True)
-
-    def _set_cell(self, tensor: str, index: tuple[int, ...], value: float | None, text: str, merge: bool,
-                  defer: bool) -> bool:
-        problem = self.check_value(value, text)
-        if problem:
-            self.message.emit(problem)
-            return False
-        current = self._live(tensor)
-        index = tuple(int(i) for i in index)
-        old = current[index]                        # raises for a cell that is not there
-        if old == value:
-            return True
-        label = self.tr("Set %1%2 = %3").replace("%1", tensor).replace("%2", str(list(index))).replace("%3", format_short(value))
-        if merge:
-            now = self.clock()
-            if now - self._last_merge > self.GESTURE_GAP_S:
-                self.end_gesture()
-            self._last_merge = now
-        where = tuple(np.array([i], dtype=np.intp) for i in index)
-        command = _CellsCommand(self, tensor, where, np.array([old], dtype=np.float64),
-                                np.array([value], dtype=np.float64), label,
-                                (tensor, index, self._gesture) if merge else None)
-        self._push(command, defer)
-        return True
-
-    def _push(self, command: QUndoCommand, defer: bool = False) -> None:
-        self._deferring = defer
-        try:
-            self.undo_stack.push(command)
-        finally:
-            self._deferring = False
-
-    def end_gesture(self) -> None:
-        """The current drag is over: the next merged edit starts a new undo step."""
-        self._gesture += 1
+class _WholeEdits:
+    """The Session's edits of whole tensors and of the config (a part of Session, in a class of
+    its own to keep each readable). Few changed cells are stored as a cell step; more, and any
+    config change, as a whole-state step that keeps only the arrays that differ."""
 
     def set_tensor(self, tensor: str, array: np.ndarray, text: str) -> bool:
         """Replace a whole tensor in one undo step (paste, zero, identity, random, reset).
@@ -613,7 +199,7 @@ class Session(QObject):
         return self._replace_tensor(tensor, array, text, copy=True)
 
     def _replace_tensor(self, tensor: str, array: np.ndarray, text: str, copy: bool) -> bool:
-        current = self._live(tensor)
+        current = self._block.live(tensor)
         array = np.asarray(array, dtype=np.float64)
         if array.shape != current.shape:
             self.message.emit(self.tr("%1 needs shape %2; nothing changed.")
@@ -662,7 +248,7 @@ class Session(QObject):
         return self.loaded.weights.get(tensor)
 
     def _with_tensor(self, tensor: str, array: np.ndarray) -> State:
-        s = self._current()
+        s = self._block.current()
         if tensor == INPUTS:
             return replace(s, inputs=array)
         if tensor == TARGETS:
@@ -671,7 +257,7 @@ class Session(QObject):
 
     def use_output_as_targets(self) -> None:
         targets = np.array(self.trace.output)
-        self._push_state(replace(self._current(), targets=targets), self.tr("Use the current output as target"))
+        self._push_state(replace(self._block.current(), targets=targets), self.tr("Use the current output as target"))
         self.message.emit(self.tr("The current output is now the target: MSE is 0 until you edit something."))
 
     def set_config(self, **changes: object) -> bool:
@@ -695,15 +281,289 @@ class Session(QObject):
         weights, created = adapt_weights(pool, config)
         # Kept weights are the very arrays (adapt_weights copied them): no copy per config change.
         weights = {name: array if name in created else pool[name] for name, array in weights.items()}
-        targets = self._targets
+        targets = self._block.targets
         if targets is not None and targets.shape[1] != config.output_width:
             targets = None
         summary = ", ".join(f"{key} = {value}" for key, value in changes.items())
-        self._push_state(State(config, self._inputs, weights, targets), self.tr("Set %1").replace("%1", summary))
+        self._push_state(State(config, self._block.inputs, weights, targets), self.tr("Set %1").replace("%1", summary))
         if created:
             self.message.emit(self.tr("Created %1 for the new shape: matrices seeded random (seed 0), gains 1, biases 0.")
                               .replace("%1", ", ".join(created)))
         return True
+
+    def _remember(self, weights: Mapping[str, np.ndarray]) -> None:
+        self._shelf.update({(name, np.shape(array)): array for name, array in weights.items()})
+
+
+class Session(QObject, _WholeEdits):
+    changed = Signal(object)         # one Change per user action or load: every view listens here
+    message = Signal(str)            # one line for the status bar
+
+    GESTURE_GAP_S = 1.0   # a pause this long between drag steps starts a new undo step
+    FRAME_MS = 16         # coalesced edits: at most one update per frame (60 Hz)
+
+    def __init__(self, scenario: Scenario, parent: QObject | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        """`clock` (seconds) decides when a pause splits a drag into two undo steps; tests pass
+        a fake one so that a loaded machine can neither split nor merge their steps."""
+        super().__init__(parent)
+        self.clock = clock
+        self.undo_stack = QUndoStack(self)
+        self.mse_history: list[float] = []
+        self.selected_hook = "hook_resid_post"
+        self.selected_token = 0
+        self.selected_head = 0
+        self.selected_column = 0
+        self._gesture = 0                  # merged edits belong to one drag: see end_gesture()
+        self._last_merge = -math.inf       # when the last merged edit came, on self.clock
+        self.edit_tensor = "W_in"
+        self.edit_index: tuple[int, ...] = (0, 0)
+        self.highlight = Highlight()
+        self._block: LiveBlock                 # the current arrays and their trace (app/live_block.py)
+        self._owed = False                 # a coalesced edit's notification is still to come
+        self._deferring = False            # inside set_value_coalesced: defer the update
+        self._last_update = -math.inf      # time.monotonic() of the last update (frame pacing)
+        self._frame = QTimer(self)
+        self._frame.setSingleShot(True)
+        self._frame.timeout.connect(self.flush)
+        self._prepare = QTimer(self)           # copies the chosen edit tensor in idle time
+        self._prepare.setSingleShot(True)
+        self._prepare.timeout.connect(self._prepare_edit_tensor)
+        self._load(scenario)
+
+    # --- reading --------------------------------------------------------------------------
+    @property
+    def config(self) -> BlockConfig:
+        return self._block.config
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.loaded.tokens
+
+    @property
+    def trace(self) -> Trace:
+        """The trace of the current block (computed now if a coalesced edit is not yet in it)."""
+        return self._up_to_date().trace
+
+    @property
+    def mse(self) -> float | None:
+        return self._up_to_date().mse
+
+    @property
+    def state(self) -> State:
+        """A snapshot of the current block that never changes afterwards (read-only arrays; no
+        copy is made: the Session copies a tensor before it next writes into it while the
+        snapshot is alive)."""
+        return self._block.snapshot()
+
+    @property
+    def scenario(self) -> Scenario:
+        """The current block as a Scenario (a snapshot, as `state`): what Save writes."""
+        s = self.state
+        return replace(self.loaded, config=s.config, inputs=s.inputs, weights=dict(s.weights), targets=s.targets)
+
+    def tensor_names(self) -> list[str]:
+        """Every editable tensor: the input embeddings, the weights, and targets if any."""
+        return self._block.names()
+
+    def tensor(self, name: str) -> np.ndarray:
+        """A read-only view of a tensor as it is now. It changes in place when a cell is edited
+        (then `changed` follows): read it again on `changed`; to keep values, keep `state`."""
+        return read_only(self._block.live(name))
+
+    def selected_index(self, hook: str | None = None) -> tuple[int, ...] | None:
+        """The selected cell of a hook (of the selected hook by default), clamped to its shape."""
+        hook = hook or self.selected_hook
+        trace = self.trace
+        if hook not in trace:
+            return None
+        shape = trace[hook].shape
+        token = min(self.selected_token, shape[-2] - 1)
+        column = min(self.selected_column, shape[-1] - 1)
+        if len(shape) == 3:
+            return (min(self.selected_head, shape[0] - 1), token, column)
+        return (token, column)
+
+    def invariants(self) -> list[Invariant]:
+        return invariants(self.config, self.trace)
+
+    def undo_nbytes(self) -> int:
+        """The bytes of numbers the undo stack keeps (cells, and arrays a whole-state step holds)."""
+        total = 0
+        for position in range(self.undo_stack.count()):
+            command = self.undo_stack.command(position)
+            total += getattr(command, "nbytes", 0)
+        return total
+
+    # --- loading --------------------------------------------------------------------------
+    def _load(self, scenario: Scenario, state: State | None = None) -> None:
+        state = state or State(scenario.config, scenario.inputs, dict(scenario.weights), scenario.targets)
+        trace = forward(state.config, state.weights, state.inputs)   # first: if this fails, nothing open has changed
+        self._frame.stop()
+        self._prepare.stop()
+        self._owed = False
+        self.loaded = scenario
+        # Weights to restore when a part or a shape comes back, by (name, shape).
+        self._shelf: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}
+        self._heads = (scenario.config.n_heads, scenario.config.d_head) if scenario.config.attention else (2, 2)
+        self.undo_stack.clear()
+        self.mse_history = []
+        self.selected_token = self.selected_head = self.selected_column = 0
+        self.selected_hook = "hook_resid_post"
+        first_matrix = next(name for name in scenario.weights if name.startswith("W_"))
+        self.edit_tensor, self.edit_index = first_matrix, (0,) * scenario.weights[first_matrix].ndim
+        self._remember(scenario.weights)
+        self._block = LiveBlock(state, trace)
+        self._commit()
+
+    def load(self, scenario: Scenario, state: State | None = None) -> None:
+        """Replace the scenario (already validated by core); clears undo history.
+
+        `state`, if given, is shown instead of the scenario's own (a lesson step the learner
+        had edited: a snapshot from `session.state`); "reset" still goes back to `scenario`."""
+        self._load(scenario, state)
+        self.changed.emit(Change.ALL)
+
+    # --- bringing the trace up to date ---------------------------------------------------------
+    def _up_to_date(self) -> LiveBlock:
+        block = self._block
+        if block.stale:
+            block.commit(block.compute())
+            self._commit()
+        return block
+
+    def _commit(self) -> None:
+        """After a new trace: the mse history, the shelf, an edit cell and a hook that still exist."""
+        block = self._block
+        if block.mse is not None:
+            self.mse_history.append(block.mse)
+        self._remember(block.weights)
+        if self.edit_tensor not in block.names():
+            self.edit_tensor = INPUTS
+        shape = block.live(self.edit_tensor).shape
+        self.edit_index = tuple(min(i, n - 1) for i, n in zip(self.edit_index, shape))
+        if len(self.edit_index) != len(shape):
+            self.edit_index = (0,) * len(shape)
+        if self.selected_hook not in block.trace:
+            self.selected_hook = "hook_resid_post"
+
+    def _updated(self) -> None:
+        """After a command wrote: update now and notify, or (coalescing) at the next frame."""
+        if self._deferring:
+            self._owed = True
+            if not self._frame.isActive():
+                since = (time.monotonic() - self._last_update) * 1000.0      # ms (inf before the first)
+                self._frame.start(0 if since >= self.FRAME_MS else math.ceil(self.FRAME_MS - since))
+            return
+        self._notify()
+
+    def _notify(self) -> None:
+        self._frame.stop()
+        self._owed = False
+        self._last_update = time.monotonic()
+        self._up_to_date()
+        self.changed.emit(Change.TRACE)
+
+    @property
+    def pending(self) -> bool:
+        """A coalesced edit's update (and its `changed` notification) is still to come."""
+        return self._owed
+
+    def flush(self) -> None:
+        """Bring a coalesced edit's update now: the trace, then one `changed(TRACE)`."""
+        if self._owed:
+            self._notify()
+
+    # --- applying undo steps ----------------------------------------------------------------
+    def _write(self, tensor: str, where: tuple[np.ndarray, ...], values: np.ndarray) -> None:
+        """Put `values` into the cells `where` of `tensor` (a cell step's redo or undo)."""
+        self._block.write(tensor, where, values)
+        self._updated()
+
+    def _set_state(self, state: State) -> None:
+        """Make `state` the current block (a whole-state step's redo or undo). The new trace is
+        computed before anything is replaced: if core fails, the block stays as it was."""
+        block = self._up_to_date()
+        try:
+            trace = block.compute(state, full=block.mark_differences(state))
+        finally:
+            block.forget_changes()
+        block.adopt(state)
+        block.commit(trace)
+        self._commit()
+        self._last_update = time.monotonic()
+        self._frame.stop()
+        self._owed = False
+        self.changed.emit(Change.TRACE)
+
+    def push_state(self, state: State, text: str) -> None:
+        """Show a whole earlier state as one undo step (a lesson step's kept edits: a snapshot
+        from `session.state`)."""
+        self._push_state(state, text)
+
+    def _push_state(self, after: State, text: str) -> None:
+        self.undo_stack.push(_StateCommand(self, self._block.current(), after, text))
+
+    # --- editing --------------------------------------------------------------------------
+    def check_value(self, value: float | None, text: str = "") -> str | None:
+        """Why a value cannot go in a cell, or None if it can (the rule is core's check_finite)."""
+        if value is None:
+            return self.tr("“%1” is not a number; the cell keeps its value.").replace("%1", text[:40])
+        if check_finite(value):
+            return None
+        if math.isnan(value) or math.isinf(value):
+            return self.tr("NaN and infinity are not allowed; the cell keeps its value.")
+        return self.tr("Values must lie within ±1,000,000; the cell keeps its value.")
+
+    def set_value(self, tensor: str, index: tuple[int, ...], value: float | None, text: str = "",
+                  merge: bool = False) -> bool:
+        """Put one number in one cell of a tensor; False (and a message) if it is refused.
+        The trace is recomputed and `changed(TRACE)` emitted before this returns.
+        `merge`: consecutive edits of this cell within one gesture are one undo step."""
+        return self._set_cell(tensor, index, value, text, merge, defer=False)
+
+    def set_value_coalesced(self, tensor: str, index: tuple[int, ...], value: float | None, text: str = "",
+                            merge: bool = True) -> bool:
+        """As set_value, for a slider or a spin box that sends many values per frame: the value
+        is checked, written and recorded in the undo stack now, the recompute and the
+        `changed(TRACE)` notification come once per frame for all the values sent meanwhile
+        (see `flush`, `pending`). Merged (one undo step per drag) unless `merge=False`."""
+        return self._set_cell(tensor, index, value, text, merge, defer=True)
+
+    def _set_cell(self, tensor: str, index: tuple[int, ...], value: float | None, text: str, merge: bool,
+                  defer: bool) -> bool:
+        problem = self.check_value(value, text)
+        if problem:
+            self.message.emit(problem)
+            return False
+        current = self._block.live(tensor)
+        index = tuple(int(i) for i in index)
+        old = current[index]                        # raises for a cell that is not there
+        if old == value:
+            return True
+        label = self.tr("Set %1%2 = %3").replace("%1", tensor).replace("%2", str(list(index))).replace("%3", format_short(value))
+        if merge:
+            now = self.clock()
+            if now - self._last_merge > self.GESTURE_GAP_S:
+                self.end_gesture()
+            self._last_merge = now
+        where = tuple(np.array([i], dtype=np.intp) for i in index)
+        command = _CellsCommand(self, tensor, where, np.array([old], dtype=np.float64),
+                                np.array([value], dtype=np.float64), label,
+                                (tensor, index, self._gesture) if merge else None)
+        self._push(command, defer)
+        return True
+
+    def _push(self, command: QUndoCommand, defer: bool = False) -> None:
+        self._deferring = defer
+        try:
+            self.undo_stack.push(command)
+        finally:
+            self._deferring = False
+
+    def end_gesture(self) -> None:
+        """The current drag is over: the next merged edit starts a new undo step."""
+        self._gesture += 1
 
     # --- selection ------------------------------------------------------------------------
     def select(self, hook: str | None = None, token: int | None = None, head: int | None = None,
@@ -733,7 +593,7 @@ class Session(QObject):
         GPT-2-small W_in: tens of ms of page faults). A tensor chosen for editing is copied in
         idle time right after the choice, so that a drag never waits for it."""
         if self.edit_tensor in self.tensor_names():
-            self._writable(self.edit_tensor)
+            self._block.writable(self.edit_tensor)
 
     def set_highlight(self, hooks=(), cells=()) -> None:
         """Point at hooks (diagram nodes) and cells ((hook, index) pairs): a lesson step or a

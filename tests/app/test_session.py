@@ -468,16 +468,16 @@ def assert_same_arrays(got: dict, want: dict) -> None:
 
 
 def test_a_cell_edit_writes_in_place_and_passes_the_cell_to_core(qapp, monkeypatch):
-    import app.session as module
+    import app.live_block as module
     seen = []
     real = module.recompute
     monkeypatch.setattr(module, "recompute", lambda *a: seen.append(a[4]) or real(*a))
     session = Session(above_small_work(), clock=FakeClock())   # above SMALL_WORK: incremental
     assert session.set_value("W_in", (3, 70), 0.5)          # the first edit copies W_in once ...
-    owned = session._weights["W_in"]
+    owned = session._block.weights["W_in"]
     for value in (0.6, 0.7, -0.2):
         assert session.set_value("W_in", (3, 70), value)
-        assert session._weights["W_in"] is owned           # ... the next ones write into that copy
+        assert session._block.weights["W_in"] is owned           # ... the next ones write into that copy
     assert seen == [{"W_in": [(3, 70)]}] * 4                 # the cell itself: nothing searched for it
     assert session.undo_nbytes() < 1000                      # four steps of one cell each
     assert_trace_agrees(session)
@@ -521,13 +521,13 @@ def test_a_snapshot_never_changes_but_tensor_follows_edits(session):
 def test_a_snapshot_nobody_keeps_costs_no_copy(qapp):
     session = Session(above_small_work(), clock=FakeClock())
     session.set_value("W_in", (0, 0), 0.25)
-    owned = session._weights["W_in"]
+    owned = session._block.weights["W_in"]
     session.state.weights["W_in"].sum()                      # a view reads a snapshot and drops it
     session.set_value("W_in", (0, 0), 0.5)
-    assert session._weights["W_in"] is owned                 # written in place: no copy
+    assert session._block.weights["W_in"] is owned                 # written in place: no copy
     kept = session.state                                     # a lesson keeps one: copy on write
     session.set_value("W_in", (0, 0), 0.75)
-    assert session._weights["W_in"] is not owned and kept.weights["W_in"][0, 0] == 0.5
+    assert session._block.weights["W_in"] is not owned and kept.weights["W_in"][0, 0] == 0.5
 
 
 def test_a_kept_state_edited_again_stays_as_it_was_kept(qapp):
@@ -556,11 +556,11 @@ def test_a_tensor_chosen_for_editing_is_copied_before_the_first_edit(qapp):
     session = Session(above_small_work(), clock=FakeClock())
     loaded = session.loaded.weights["W_out"]
     session.select_edit_cell("W_out", (2, 3))
-    settle(lambda: session._owns(session._weights["W_out"]))    # copied in idle time
-    owned = session._weights["W_out"]
+    settle(lambda: session._block.owns(session._block.weights["W_out"]))    # copied in idle time
+    owned = session._block.weights["W_out"]
     assert owned is not loaded and np.array_equal(owned, loaded)
     assert session.set_value("W_out", (2, 3), 0.5)
-    assert session._weights["W_out"] is owned                 # the edit itself copies nothing
+    assert session._block.weights["W_out"] is owned                 # the edit itself copies nothing
     assert loaded[2, 3] != 0.5
 
 
@@ -641,11 +641,11 @@ def test_200_edits_of_one_cell_keep_memory_of_the_cells_not_of_the_tensor(qapp):
 def test_a_whole_tensor_step_keeps_the_two_arrays_and_a_config_change_copies_nothing(qapp):
     session = Session(above_small_work(), clock=FakeClock())
     size = session.tensor("W_in").nbytes
-    before = dict(session._weights)
+    before = dict(session._block.weights)
     assert session.fill_tensor("W_in", "random", seed=3)
     assert session.undo_nbytes() == 2 * size                  # the arrays before and after
     assert session.set_config(activation="silu")
-    assert all(session._weights[n] is before[n] for n in before if n != "W_in")   # the same arrays
+    assert all(session._block.weights[n] is before[n] for n in before if n != "W_in")   # the same arrays
     assert session.undo_nbytes() == 2 * size
 
 
