@@ -4,9 +4,9 @@ of one edited cell of each kind of tensor, the Session's edit → new trace at G
 
     python tools/bench_core.py [--runs 30] [--threads N]
 
---threads sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS before NumPy loads (default: as the
-environment says). On a busy 2-core machine threaded BLAS can be many times slower than one
-thread; run both to see.
+--threads sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS before NumPy loads (default 1, as
+main.py and tools/bench.py set it). On a busy 2-core machine threaded BLAS can be many times
+slower than one thread; run both to see.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--sizes", default="lesson,d64,d256,gpt2-small")
     args = parser.parse_args()
     if args.threads is not None:
