@@ -208,6 +208,7 @@ class _WholeEdits:
         if not np.all(np.isfinite(array)) or np.any(np.abs(array) > MAX_ABS_VALUE):
             self.message.emit(self.tr("Values must be finite and within ±1,000,000; nothing changed."))
             return False
+        self._clear_message()
         differs = array != current
         count = int(np.count_nonzero(differs))
         if count == 0:
@@ -219,6 +220,15 @@ class _WholeEdits:
         replacement = np.array(array) if copy else array
         self._push_state(self._with_tensor(tensor, replacement), text)
         return True
+
+    def _note_message(self, text: str) -> None:
+        self._message_shown = bool(text)
+
+    def _clear_message(self) -> None:
+        """An accepted edit: a refusal (or any note) still standing no longer applies; an empty
+        message clears the status bar."""
+        if self._message_shown:
+            self.message.emit("")
 
     def fill_tensor(self, tensor: str, fill: str, seed: int = 0) -> bool:
         shape = self.tensor(tensor).shape
@@ -319,6 +329,8 @@ class Session(QObject, _WholeEdits):
         self.edit_tensor = "W_in"
         self.edit_index: tuple[int, ...] = (0, 0)
         self.highlight = Highlight()
+        self._message_shown = False        # a message may still stand in the status bar
+        self.message.connect(self._note_message)
         self._block: LiveBlock                 # the current arrays and their trace (app/live_block.py)
         self._owed = False                 # a coalesced edit's notification is still to come
         self._deferring = False            # inside set_value_coalesced: defer the update
@@ -536,6 +548,7 @@ class Session(QObject, _WholeEdits):
         if problem:
             self.message.emit(problem)
             return False
+        self._clear_message()
         current = self._block.live(tensor)
         index = tuple(int(i) for i in index)
         old = current[index]                        # raises for a cell that is not there

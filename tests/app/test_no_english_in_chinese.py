@@ -41,6 +41,8 @@ ALLOWED = {
     "pre", "post", "gate",
     # numbers and units
     "NaN", "ms", "px", "pt", "MiB",
+    # file formats and the library a script uses, named as a Chinese text names them
+    "PNG", "SVG", "CSV", "npy", "npz", "NumPy", "Python",
     # authors a caption cites by name; keys as printed on the keyboard
     "Vaswani", "Shazeer", "Shift", "Ctrl", "Alt", "Enter", "Esc", "Space",
 }
