@@ -65,7 +65,7 @@ from core.block import Trace, forward
 from core.config import BlockConfig, ConfigError, weight_shapes
 from core.formats.scenario import MAX_ABS_VALUE, Scenario, check_finite
 from core.numbers import format_short, parse_number  # noqa: F401  (parse_number: views import it from here too)
-from core.weights import adapt_weights, filled
+from core.weights import adapt_weights, filled, is_gain
 
 __all__ = ["INPUTS", "TARGETS", "Change", "Highlight", "Session", "State"]
 # A replacement of a whole tensor that changes at most this fraction of its cells is stored as
@@ -286,11 +286,13 @@ class _WholeEdits:
         if config.attention:
             self._heads = (config.n_heads, config.d_head)
         # Each weight comes back as it last was in this shape; only never-seen shapes are generated.
-        pool = {name: self._shelf[(name, shape)] for name, shape in weight_shapes(config).items()
-                if (name, shape) in self._shelf}
-        weights, created = adapt_weights(pool, config)
+        pool = self._shelved(config, old.zero_centered)
+        # `previous`: switching zero-centred norms converts the kept gains (w ↦ w ∓ 1).
+        weights, created = adapt_weights(pool, config, previous=old)
+        converted = {name for name in weights if is_gain(name)} if config.zero_centered != old.zero_centered else set()
         # Kept weights are the very arrays (adapt_weights copied them): no copy per config change.
-        weights = {name: array if name in created else pool[name] for name, array in weights.items()}
+        weights = {name: array if name in created or name in converted else pool[name]
+                   for name, array in weights.items()}
         targets = self._block.targets
         if targets is not None and targets.shape[1] != config.output_width:
             targets = None
@@ -301,8 +303,20 @@ class _WholeEdits:
                               .replace("%1", ", ".join(created)))
         return True
 
-    def _remember(self, weights: Mapping[str, np.ndarray]) -> None:
-        self._shelf.update({(name, np.shape(array)): array for name, array in weights.items()})
+    def _remember(self, weights: Mapping[str, np.ndarray], zero_centered: bool) -> None:
+        """Shelve the weights by (name, shape), with the norm convention their gains are in."""
+        self._shelf.update({(name, np.shape(array)): (array, zero_centered) for name, array in weights.items()})
+
+    def _shelved(self, config: BlockConfig, zero_centered: bool) -> dict[str, np.ndarray]:
+        """The shelved weights `config`'s shapes take, gains in the `zero_centered` convention."""
+        pool = {}
+        for name, shape in weight_shapes(config).items():
+            if (name, shape) in self._shelf:
+                array, centred = self._shelf[(name, shape)]
+                if is_gain(name) and centred != zero_centered:
+                    array = array + (1.0 if centred else -1.0)
+                pool[name] = array
+        return pool
 
 
 class Session(QObject, _WholeEdits):
@@ -416,7 +430,7 @@ class Session(QObject, _WholeEdits):
         self._owed = False
         self.loaded = scenario
         # Weights to restore when a part or a shape comes back, by (name, shape).
-        self._shelf: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}
+        self._shelf: dict[tuple[str, tuple[int, ...]], tuple[np.ndarray, bool]] = {}
         self._heads = (scenario.config.n_heads, scenario.config.d_head) if scenario.config.attention else (2, 2)
         self.undo_stack.clear()
         self.mse_history = []
@@ -424,7 +438,7 @@ class Session(QObject, _WholeEdits):
         self.selected_hook = "hook_resid_post"
         first_matrix = next(name for name in scenario.weights if name.startswith("W_"))
         self.edit_tensor, self.edit_index = first_matrix, (0,) * scenario.weights[first_matrix].ndim
-        self._remember(scenario.weights)
+        self._remember(scenario.weights, scenario.config.zero_centered)
         self._block = LiveBlock(state, trace)
         self._commit()
 
@@ -449,7 +463,7 @@ class Session(QObject, _WholeEdits):
         block = self._block
         if block.mse is not None:
             self.mse_history.append(block.mse)
-        self._remember(block.weights)
+        self._remember(block.weights, block.config.zero_centered)
         if self.edit_tensor not in block.names():
             self.edit_tensor = INPUTS
         shape = block.live(self.edit_tensor).shape

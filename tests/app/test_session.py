@@ -314,6 +314,33 @@ def test_a_shape_that_comes_back_brings_its_weights_back(session):
     assert np.array_equal(session.tensor("W_in"), original)
 
 
+def test_switching_zero_centred_norms_keeps_every_gain_and_the_output(session):
+    """The gains are converted (w ↦ w − 1 and back): the block computes the same, never 1 + 1."""
+    output = np.array(session.trace.output)
+    gain = np.array(session.tensor("ln1.w"))
+    assert session.set_config(zero_centered=True)
+    assert np.allclose(session.tensor("ln1.w"), gain - 1.0)
+    assert np.allclose(session.trace.output, output)
+    assert session.set_config(d_ff=7)                 # a shape change in between, then back
+    assert session.set_config(zero_centered=False)
+    assert session.set_config(d_ff=6)
+    assert np.allclose(session.tensor("ln1.w"), gain)
+    assert np.allclose(session.trace.output, output)
+    for _ in range(3):                                # back to zero-centred at the first shape
+        session.undo_stack.undo()
+    assert np.allclose(session.tensor("ln1.w"), gain - 1.0)
+    assert np.allclose(session.trace.output, output)
+
+
+def test_a_gain_shelved_in_the_other_convention_comes_back_converted(session):
+    assert session.set_config(qk_norm=True)
+    assert session.set_value("q_norm.w", (0,), 1.5)
+    assert session.set_config(d_head=3)               # d_head 2's gains go on the shelf, not zero-centred
+    assert session.set_config(zero_centered=True)
+    assert session.set_config(d_head=2)
+    assert np.allclose(session.tensor("q_norm.w"), [0.5, 0.0])
+
+
 def test_the_same_config_again_changes_nothing(session):
     assert session.set_config(eps=1.2345678e-05)
     count = session.undo_stack.count()
