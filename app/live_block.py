@@ -11,7 +11,9 @@ write into the array it shows copies the array first, so a snapshot never change
 """
 from __future__ import annotations
 
+import itertools
 import weakref
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -24,6 +26,8 @@ from core.incremental import SMALL_WORK, EditedTrace, forward_work, recompute
 INPUTS = "inputs"
 TARGETS = "targets"
 LISTED_CELLS = 64      # changed cells go to core as a list of indices up to this many; more, as a mask
+LOGGED_WRITES = 512    # in-place writes remembered for views that repaint only the written cells
+_SERIALS = itertools.count(1)   # numbers every in-place write of every block (a new block never reuses one)
 
 
 @dataclass(frozen=True)
@@ -51,12 +55,21 @@ class LiveBlock:
         self._dirty: dict[str, list] = {}              # cells changed since the trace: {tensor: [cells]}
         self._full = False                             # ... only a full forward brings the trace back
         self.stale = False                             # the trace or the mse is not of these arrays
+        self.serial = next(_SERIALS)                   # the number of the last in-place write (see writes_since)
+        self._floor = self.serial                      # every write numbered above this is in the log
+        self._log: deque = deque(maxlen=LOGGED_WRITES)  # (serial, tensor, cells) of the last writes
         self.adopt(state)
         self.commit(EditedTrace(dict(trace.items()), trace, full=True))
 
     # --- the arrays --------------------------------------------------------------------------
     def adopt(self, state: State) -> None:
         """Make `state`'s arrays the current ones (not owned: copied before the first write)."""
+        if hasattr(self, "weights"):
+            for name in (INPUTS, *state.weights, TARGETS):
+                before = self.inputs if name == INPUTS else self.targets if name == TARGETS else self.weights.get(name)
+                after = state.inputs if name == INPUTS else state.targets if name == TARGETS else state.weights[name]
+                if after is not before:
+                    self._log_write(name, None)
         self.config = state.config
         self.inputs = state.inputs
         self.weights = dict(state.weights)
@@ -121,12 +134,35 @@ class LiveBlock:
                 self._owned = {key: ref for key, ref in self._owned.items() if ref() is not None}
             self._owned[id(array)] = weakref.ref(array)
             self._set_live(name, array)
+            self._log_write(name, None)
         return array
 
     def write(self, tensor: str, where: tuple, values: np.ndarray) -> None:
         """Put `values` in the cells `where` (index arrays) of `tensor`; the trace is then stale."""
         self.writable(tensor)[where] = values
         self._mark(tensor, where)
+        self._log_write(tensor, where)
+
+    def _log_write(self, tensor: str, where: tuple | None) -> None:
+        """Number a write of cells `where` (None: the array was replaced by another one)."""
+        self.serial = next(_SERIALS)
+        if len(self._log) == self._log.maxlen:
+            self._floor = self._log[0][0]
+        self._log.append((self.serial, tensor, where))
+
+    def writes_since(self, tensor: str, serial: int) -> list[tuple | None] | None:
+        """What happened to `tensor` after write number `serial`: the cells written in place (index
+        arrays), None for each time the array was replaced by another; None instead of the list
+        if so many writes came since that they are no longer all remembered."""
+        if serial < self._floor:
+            return None
+        found = []
+        for number, name, where in reversed(self._log):
+            if number <= serial:
+                break
+            if name == tensor:
+                found.append(where)
+        return found
 
     # --- the trace -----------------------------------------------------------------------------
     def _mark(self, tensor: str, cells: object) -> None:

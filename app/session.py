@@ -397,6 +397,13 @@ class Session(QObject, _WholeEdits):
         (then `changed` follows): read it again on `changed`; to keep values, keep `state`."""
         return read_only(self._block.live(name))
 
+    def writes_since(self, name: str, mark: int) -> tuple[int, list | None]:
+        """For views that repaint only what changed (`tensor(name)` changes in place, so comparing
+        it with the array shown finds nothing). Returns a new mark and what happened to `name`
+        since `mark`: the cells written in place (index arrays) and a None each time the array was
+        replaced by another (compare those); None instead of a list: too much to tell, redraw all."""
+        return self._block.serial, self._block.writes_since(name, mark)
+
     def selected_index(self, hook: str | None = None) -> tuple[int, ...] | None:
         """The selected cell of a hook (of the selected hook by default), clamped to its shape."""
         hook = hook or self.selected_hook

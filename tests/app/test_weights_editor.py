@@ -701,3 +701,25 @@ def test_the_shipped_gpt2_small_example_in_the_tables(qtbot):
     np.testing.assert_allclose(session.trace["hook_resid_post"], before, rtol=1e-12, atol=1e-12)
     for widget in (editor, inspector):
         widget.close()
+
+
+def test_every_edit_repaints_its_cell_though_the_session_writes_in_place(editor, session):
+    """The Session writes cell edits into its arrays in place (after the first, which copies):
+    the table still repaints exactly the edited cells, each time, and after undo and redo."""
+    choose_tensor(editor, "W_in")
+    model, changed = editor.model, []
+    model.dataChanged.connect(lambda top, bottom, roles: changed.append((top.row(), top.column(),
+                                                                         bottom.row(), bottom.column())))
+    for value, cell in ((0.25, (1, 2)), (0.5, (1, 2)), (-123.456789, (3, 0))):
+        changed.clear()
+        assert session.set_value("W_in", cell, value)
+        assert changed == [(*cell, *cell)] and model.index(*cell).data(DISPLAY) == style.format_number(value)
+    changed.clear()
+    session.undo_stack.undo()
+    assert changed == [(3, 0, 3, 0)]
+    changed.clear()
+    session.undo_stack.redo()
+    assert changed == [(3, 0, 3, 0)]
+    changed.clear()
+    assert session.set_value("W_out", (0, 0), 0.125)                  # another tensor: nothing here
+    assert changed == []
