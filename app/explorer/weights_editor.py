@@ -735,14 +735,21 @@ class CellControls(QWidget):
             return
         if self.value_slider.isSliderDown():       # dragged: the value under the handle
             value = round(position * self.step, 6)
-        else:                                      # a key or a click on the track: a step from the exact value
-            current = float(self.session.tensor(self.current_tensor())[self.current_cell()])
-            value = round(current + (position - self._position) * self.step, 6)
+            self._position = position
+            # Many values per frame: each is written and recorded now, the views update once a frame.
+            self.session.set_value_coalesced(self.current_tensor(), self.current_cell(), value,
+                                             style.format_number(value))
+            return
+        # a key or a click on the track: a step from the exact value
+        current = float(self.session.tensor(self.current_tensor())[self.current_cell()])
+        value = round(current + (position - self._position) * self.step, 6)
         self._position = position
         self._set_selected(value)
 
     def _released(self) -> None:
-        """After a drag: a scale for the value it ended at (if it left the old one), handle on it."""
+        """After a drag: its last value shown now; a scale for the value it ended at (if it left
+        the old one), handle on it."""
+        self.session.flush()
         value = float(self.session.tensor(self.current_tensor())[self.current_cell()])
         self.show_value(value, self._cell)
 

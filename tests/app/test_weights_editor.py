@@ -263,6 +263,26 @@ def test_slider_drag_is_one_undo_step(qtbot, editor, session):
     assert editor.value_spin.value() == pytest.approx(original)
 
 
+def test_a_slider_drag_updates_the_views_once_a_frame_and_at_the_release(editor, session):
+    """Values under a dragged handle are written at once (undo and `tensor()` are current) but
+    the trace and the views follow once per frame, and the last value when the handle is let go."""
+    from app.session import Change
+    choose_tensor(editor, "W_in")
+    session.select_edit_cell("W_in", (1, 1))
+    updates = []
+    session.changed.connect(lambda change: updates.append(change) if change & Change.TRACE else None)
+    slider = editor.value_slider
+    slider.setSliderDown(True)
+    for position in (10, 20, 30):                 # no event loop between: all within one frame
+        slider.setValue(position)
+    assert session.tensor("W_in")[1, 1] == pytest.approx(30 * editor.cell_controls.step)
+    assert session.pending and updates == []
+    slider.setSliderDown(False)                   # let go: the update now, once
+    assert not session.pending and len(updates) == 1
+    assert editor.model.index(1, 1).data(DISPLAY) == style.format_number(session.tensor("W_in")[1, 1])
+    assert_trace_is_core_forward(session)
+
+
 def handle_value(editor) -> float:
     """The value the slider's scale reads under its handle (its ends are the printed labels)."""
     slider = editor.value_slider
