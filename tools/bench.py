@@ -405,6 +405,8 @@ def window_part(size: str, args) -> int:
         out("drag_burst_coalesced_ms", coalesced[0], 1)
         out("drag_burst_coalesced_updates", coalesced[1])
     out("peak_rss_mb", peak_rss_mb(), 0)
+    from app.document import Answer
+    window.document.answer_unsaved = lambda *args: Answer.DISCARD   # the edits: no modal question on close
     window.close()
     if size == "gpt2-small":
         from core.formats.scenario import load_scenario
