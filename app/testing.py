@@ -101,7 +101,9 @@ class BlockLabDriver:
         return self.session.mse
 
     def tensor(self, name: str) -> np.ndarray:
-        return self.session.tensor(name)
+        """A copy of a tensor as it is now: it stays as it was when the block is edited later
+        (Session.tensor is a live read-only view)."""
+        return np.array(self.session.tensor(name))
 
     def inspector_text(self) -> str:
         return self.window.inspector.explanation.toPlainText()

@@ -1,12 +1,12 @@
 """How long the engine takes at each size: the full forward against the incremental recompute
-of one edited cell of each kind of tensor, the Session's edit → new trace at GPT-2-small size,
-and opening the shipped GPT-2-small-shaped scenario. Prints medians and 95th percentiles.
+of one edited cell of each kind of tensor, the Session's edit → new trace at GPT-2-small size
+(and a drag, per value and coalesced), and opening the shipped GPT-2-small-shaped scenario. Prints medians and 95th percentiles.
 
     python tools/bench_core.py [--runs 30] [--threads N]
 
---threads sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS before NumPy loads (default: as the
-environment says). On a busy 2-core machine threaded BLAS can be many times slower than one
-thread; run both to see.
+--threads sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS before NumPy loads (default 1, as
+main.py and tools/bench.py set it). On a busy 2-core machine threaded BLAS can be many times
+slower than one thread; run both to see.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--sizes", default="lesson,d64,d256,gpt2-small")
     args = parser.parse_args()
     if args.threads is not None:
@@ -94,20 +94,21 @@ def main() -> int:
             samples = timed(lambda: session.set_value(name, index, float(next(values)), merge=True),
                             max(5, args.runs // 3))
             print(f"  Session.set_value({name}{list(index)}) → new trace      {stats(samples)}")
-        # The same edit without Session.set_value's copy of the whole tensor: states built
-        # beforehand (one copy each), then applied as undo/redo would apply them.
-        from dataclasses import replace
-        states = []
-        for step in range(max(5, args.runs // 3) + 1):
-            changed = np.array(session.state.weights["W_in"])
-            changed[100, 2000] = 0.001 * step
-            states.append(replace(session.state, weights={**session.state.weights, "W_in": changed}))
-        samples = []
-        for state in states:
-            start = time.perf_counter()
-            session._apply(state)
-            samples.append(time.perf_counter() - start)
-        print(f"  {'Session._apply(one W_in cell), no tensor copy':46s} {stats(samples[1:])}")
+        # A drag of one cell, 60 values: one update per value (set_value) against one per
+        # frame (set_value_coalesced; here all 60 arrive within one frame).
+        start = time.perf_counter()
+        for step in range(60):
+            session.set_value("W_in", (100, 2000), 0.001 * step, merge=True)
+        session.end_gesture()
+        print(f"  {'drag of 60 values, set_value':46s} {(time.perf_counter() - start) * 1000:8.2f} ms")
+        start = time.perf_counter()
+        for step in range(60):
+            session.set_value_coalesced("W_in", (100, 2000), 0.002 * step)
+        session.end_gesture()
+        session.flush()
+        print(f"  {'drag of 60 values, set_value_coalesced':46s} {(time.perf_counter() - start) * 1000:8.2f} ms")
+        print(f"  {'undo stack: bytes of numbers it keeps':46s} {session.undo_nbytes():8d} B "
+              f"for {session.undo_stack.count()} steps")
         samples = []
         for _ in range(5):
             session.set_value("W_in", (5, 5), float(rng.normal()))

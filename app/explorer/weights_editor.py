@@ -76,8 +76,8 @@ class WeightTableModel(QAbstractTableModel):
         self._shape = self._view_shape()
         self._rows, self._columns = self._labels()
         self._limits: dict[str, float] = {}
-        # What was last shown, and the tensor it came from: an edit is told apart by identity.
-        self._shown, self._source = self._array_or_none(), self._tensor_or_none()
+        # What was last shown (a view of the Session's array), and the Session's write mark then.
+        self._shown, self._mark = self._array_or_none(), session.writes_since(self._name, 0)[0]
 
     # --- what is shown --------------------------------------------------------------------
     @property
@@ -99,12 +99,6 @@ class WeightTableModel(QAbstractTableModel):
         if array.ndim == 1:
             return array[np.newaxis, :]
         return array
-
-    def _tensor_or_none(self) -> np.ndarray | None:
-        try:
-            return self.tensor()
-        except KeyError:
-            return None
 
     def _array_or_none(self) -> np.ndarray | None:
         try:
@@ -144,19 +138,42 @@ class WeightTableModel(QAbstractTableModel):
             self._name, self._head = name, head
             self._shape = self._view_shape()
             self._rows, self._columns = self._labels()
-            self._shown, self._source = self._array_or_none(), self._tensor_or_none()
+            self._shown, self._mark = self._array_or_none(), self._session.writes_since(name, 0)[0]
             self.endResetModel()
             return "reset"
-        if self._source is self.tensor():       # the Session shares every array an edit did not change
+        self._mark, writes = self._session.writes_since(name, self._mark)
+        if writes == []:                        # nothing written into this tensor, nor replaced
             return None
         array = self.view_array()
-        previous, self._shown, self._source = self._shown, array, self.tensor()
-        region = changed_region(previous, array)
+        previous, self._shown = self._shown, array
+        region = self._written_region(writes, previous, array)
         if region is not None:
             rows, columns = region
             self.dataChanged.emit(self.index(rows.start, columns.start), self.index(rows.stop - 1, columns.stop - 1),
                                   [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole,
                                    Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ToolTipRole])
+        return region
+
+    def _written_region(self, writes: list | None, previous: np.ndarray, array: np.ndarray) -> tuple[slice, slice] | None:
+        """The block of table cells that may show other values now: the cells the Session wrote in
+        place (its arrays change under the view shown), and where a replaced array differs."""
+        rows, columns = array.shape
+        if writes is None or previous is None or previous.shape != array.shape:
+            return (slice(0, rows), slice(0, columns)) if array.size else None
+        region = changed_region(previous, array) if None in writes else None
+        for where in writes:
+            if where is None:
+                continue
+            if len(where) == 3:                 # a per-head tensor: only this head's cells
+                keep = where[0] == self._head
+                where = (where[1][keep], where[2][keep])
+            elif len(where) == 1:
+                where = (np.zeros_like(where[0]), where[0])
+            if where[0].size:
+                cells = (slice(int(where[0].min()), int(where[0].max()) + 1),
+                         slice(int(where[1].min()), int(where[1].max()) + 1))
+                region = cells if region is None else tuple(
+                    slice(min(a.start, b.start), max(a.stop, b.stop)) for a, b in zip(region, cells))
         return region
 
     def _view_shape_of(self, name: str) -> tuple[int, int]:
@@ -718,14 +735,21 @@ class CellControls(QWidget):
             return
         if self.value_slider.isSliderDown():       # dragged: the value under the handle
             value = round(position * self.step, 6)
-        else:                                      # a key or a click on the track: a step from the exact value
-            current = float(self.session.tensor(self.current_tensor())[self.current_cell()])
-            value = round(current + (position - self._position) * self.step, 6)
+            self._position = position
+            # Many values per frame: each is written and recorded now, the views update once a frame.
+            self.session.set_value_coalesced(self.current_tensor(), self.current_cell(), value,
+                                             style.format_number(value))
+            return
+        # a key or a click on the track: a step from the exact value
+        current = float(self.session.tensor(self.current_tensor())[self.current_cell()])
+        value = round(current + (position - self._position) * self.step, 6)
         self._position = position
         self._set_selected(value)
 
     def _released(self) -> None:
-        """After a drag: a scale for the value it ended at (if it left the old one), handle on it."""
+        """After a drag: its last value shown now; a scale for the value it ended at (if it left
+        the old one), handle on it."""
+        self.session.flush()
         value = float(self.session.tensor(self.current_tensor())[self.current_cell()])
         self.show_value(value, self._cell)
 

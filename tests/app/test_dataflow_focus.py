@@ -253,7 +253,7 @@ def with_extra_hooks(session, extra: dict[str, np.ndarray]) -> None:
             ordered.update({k: v for k, v in extra.items() if k.startswith("attn.hook_rot")})
         ordered[name] = array
     ordered.update({k: v for k, v in extra.items() if k not in ordered})
-    session.trace = Trace(ordered)
+    session._block.commit(Trace(ordered))        # the Session's live block holds its trace (app/live_block.py)
     session.changed.emit(Change.TRACE)
 
 

@@ -12,9 +12,10 @@ import pytest
 
 from app.session import INPUTS, TARGETS, Change, Session
 from core.block import forward, mse
+from core.formats.generate import preset, random_scenario
 from core.formats.scenario import load_scenario
 from core.numbers import parse_number
-from tests.app.helpers import make_session
+from tests.app.helpers import FakeClock, make_session
 from tests.conftest import SCENARIOS
 
 
@@ -28,6 +29,18 @@ def assert_trace_is_core_forward(session: Session) -> None:
     assert list(session.trace) == list(expected)
     for hook in expected:
         np.testing.assert_array_equal(session.trace[hook], expected[hook], err_msg=hook)
+
+
+def assert_trace_agrees(session: Session, relative: float = 1e-12) -> None:
+    """The trace agrees with core.forward to 1e-12 relative (bit for bit at lesson size)."""
+    expected = expected_trace(session)
+    assert list(session.trace) == list(expected)
+    for hook in expected:
+        a, b = session.trace[hook], expected[hook]
+        assert np.array_equal(np.isneginf(a), np.isneginf(b)), hook
+        finite = np.isfinite(b)
+        scale = max(1.0, float(np.max(np.abs(b[finite]), initial=0.0)))
+        assert float(np.max(np.abs(a[finite] - b[finite]), initial=0.0)) <= relative * scale, hook
 
 
 def record(session: Session, signal: str = "message") -> list:
@@ -301,6 +314,33 @@ def test_a_shape_that_comes_back_brings_its_weights_back(session):
     assert np.array_equal(session.tensor("W_in"), original)
 
 
+def test_switching_zero_centred_norms_keeps_every_gain_and_the_output(session):
+    """The gains are converted (w ↦ w − 1 and back): the block computes the same, never 1 + 1."""
+    output = np.array(session.trace.output)
+    gain = np.array(session.tensor("ln1.w"))
+    assert session.set_config(zero_centered=True)
+    assert np.allclose(session.tensor("ln1.w"), gain - 1.0)
+    assert np.allclose(session.trace.output, output)
+    assert session.set_config(d_ff=7)                 # a shape change in between, then back
+    assert session.set_config(zero_centered=False)
+    assert session.set_config(d_ff=6)
+    assert np.allclose(session.tensor("ln1.w"), gain)
+    assert np.allclose(session.trace.output, output)
+    for _ in range(3):                                # back to zero-centred at the first shape
+        session.undo_stack.undo()
+    assert np.allclose(session.tensor("ln1.w"), gain - 1.0)
+    assert np.allclose(session.trace.output, output)
+
+
+def test_a_gain_shelved_in_the_other_convention_comes_back_converted(session):
+    assert session.set_config(qk_norm=True)
+    assert session.set_value("q_norm.w", (0,), 1.5)
+    assert session.set_config(d_head=3)               # d_head 2's gains go on the shelf, not zero-centred
+    assert session.set_config(zero_centered=True)
+    assert session.set_config(d_head=2)
+    assert np.allclose(session.tensor("q_norm.w"), [0.5, 0.0])
+
+
 def test_the_same_config_again_changes_nothing(session):
     assert session.set_config(eps=1.2345678e-05)
     count = session.undo_stack.count()
@@ -435,3 +475,303 @@ def test_a_load_can_show_an_edited_state_but_resets_to_the_file(session):
     session.reset_all()
     assert session.tensor("W_in")[0, 0] == 1.0
 
+
+
+# --- how edits are stored: cells, not copies of the tensor (issue 10) ----------------------------
+
+def above_small_work(seed: int = 1, **options):
+    """16 tokens, d 64, d_ff 1024: above core.incremental.SMALL_WORK, so edits are incremental."""
+    return random_scenario(16, 64, 4, 16, 1024, seed=seed, **options)
+
+
+def every_array(session: Session) -> dict:
+    return {name: np.array(session.tensor(name)) for name in session.tensor_names()}
+
+
+def assert_same_arrays(got: dict, want: dict) -> None:
+    assert list(got) == list(want)
+    for name in want:
+        assert np.array_equal(got[name], want[name]), name
+
+
+def test_a_cell_edit_writes_in_place_and_passes_the_cell_to_core(qapp, monkeypatch):
+    import app.live_block as module
+    seen = []
+    real = module.recompute
+    monkeypatch.setattr(module, "recompute", lambda *a: seen.append(a[4]) or real(*a))
+    session = Session(above_small_work(), clock=FakeClock())   # above SMALL_WORK: incremental
+    assert session.set_value("W_in", (3, 70), 0.5)          # the first edit copies W_in once ...
+    owned = session._block.weights["W_in"]
+    for value in (0.6, 0.7, -0.2):
+        assert session.set_value("W_in", (3, 70), value)
+        assert session._block.weights["W_in"] is owned           # ... the next ones write into that copy
+    assert seen == [{"W_in": [(3, 70)]}] * 4                 # the cell itself: nothing searched for it
+    assert session.undo_nbytes() < 1000                      # four steps of one cell each
+    assert_trace_agrees(session)
+
+
+def test_the_loaded_arrays_are_never_written(session):
+    loaded = {name: np.array(array) for name, array in session.loaded.weights.items()}
+    inputs = np.array(session.loaded.inputs)
+    assert session.set_value("W_in", (0, 0), 7.0)
+    assert session.set_value(INPUTS, (1, 1), -3.0)
+    assert session.fill_tensor("W_out", "random", seed=2)
+    assert session.set_value("W_out", (1, 1), 0.5)
+    assert_same_arrays(dict(session.loaded.weights), loaded)
+    assert np.array_equal(session.loaded.inputs, inputs)
+
+
+def test_handed_out_arrays_are_read_only(session):
+    with pytest.raises(ValueError):
+        session.tensor("W_in")[0, 0] = 3.0
+    with pytest.raises(ValueError):
+        session.state.weights["W_in"][0, 0] = 3.0
+    with pytest.raises(ValueError):
+        session.trace["hook_resid_post"][0, 0] = 3.0
+    assert session.tensor("W_in")[0, 0] == 1.0
+
+
+def test_a_snapshot_never_changes_but_tensor_follows_edits(session):
+    snapshot = session.state
+    kept = {name: np.array(array) for name, array in snapshot.weights.items()}
+    view = session.tensor("W_in")
+    for value in (2.0, 3.0):
+        assert session.set_value("W_in", (0, 0), value, merge=True)
+    assert session.set_value(TARGETS, (0, 0), 9.0)
+    assert_same_arrays(dict(snapshot.weights), kept)         # the snapshot is as it was
+    assert session.tensor("W_in")[0, 0] == 3.0               # the Session's view follows
+    assert view[0, 0] in (1.0, 3.0)                          # an old view: re-read it on `changed`
+    session.load(session.loaded, snapshot)                   # and the snapshot can come back
+    assert session.tensor("W_in")[0, 0] == 1.0
+
+
+def test_a_snapshot_nobody_keeps_costs_no_copy(qapp):
+    session = Session(above_small_work(), clock=FakeClock())
+    session.set_value("W_in", (0, 0), 0.25)
+    owned = session._block.weights["W_in"]
+    session.state.weights["W_in"].sum()                      # a view reads a snapshot and drops it
+    session.set_value("W_in", (0, 0), 0.5)
+    assert session._block.weights["W_in"] is owned                 # written in place: no copy
+    kept = session.state                                     # a lesson keeps one: copy on write
+    session.set_value("W_in", (0, 0), 0.75)
+    assert session._block.weights["W_in"] is not owned and kept.weights["W_in"][0, 0] == 0.5
+
+
+def test_a_kept_state_edited_again_stays_as_it_was_kept(qapp):
+    """What the lesson controller does: keep `state` at a step, load the step as written, push
+    the kept state back, edit on. The kept snapshot never changes; undo walks back through it."""
+    session = Session(above_small_work(), clock=FakeClock())
+    original = float(session.tensor("W_in")[1, 1])
+    assert session.set_value("W_in", (0, 0), 4.0)
+    kept = session.state
+    session.load(session.loaded)
+    session.push_state(kept, "kept")
+    assert session.set_value("W_in", (0, 0), 5.0)
+    assert session.set_value("W_in", (1, 1), 6.0)
+    assert kept.weights["W_in"][0, 0] == 4.0 and kept.weights["W_in"][1, 1] == original
+    assert_trace_agrees(session)
+    session.undo_stack.undo()
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[0, 0] == 4.0 and session.tensor("W_in")[1, 1] == original
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[0, 0] == session.loaded.weights["W_in"][0, 0]
+    assert_trace_agrees(session)
+
+
+def test_a_tensor_chosen_for_editing_is_copied_before_the_first_edit(qapp):
+    from tests.app.helpers import settle
+    session = Session(above_small_work(), clock=FakeClock())
+    loaded = session.loaded.weights["W_out"]
+    session.select_edit_cell("W_out", (2, 3))
+    settle(lambda: session._block.owns(session._block.weights["W_out"]))    # copied in idle time
+    owned = session._block.weights["W_out"]
+    assert owned is not loaded and np.array_equal(owned, loaded)
+    assert session.set_value("W_out", (2, 3), 0.5)
+    assert session._block.weights["W_out"] is owned                 # the edit itself copies nothing
+    assert loaded[2, 3] != 0.5
+
+
+def test_undo_everything_is_the_loaded_state_and_redo_everything_the_last(qapp):
+    """Cells, a merged drag, a paste of a few cells, whole tensors, a config change, inputs and
+    targets: undoing all returns the loaded block bit for bit, redoing all the last one."""
+    for scenario in (load_scenario(SCENARIOS / "block-default.json"), above_small_work(seed=3, targets=True)):
+        session = Session(scenario, clock=FakeClock())
+        loaded, loaded_trace = every_array(session), {n: np.array(a) for n, a in session.trace.items()}
+        rows, columns = session.tensor("W_in").shape
+        session.set_value("W_in", (1, 2), 0.5)
+        for step in range(10):
+            session.set_value("W_out", (2, 1), 0.1 * step, merge=True)
+        session.end_gesture()
+        block = np.array(session.tensor("W_in"))
+        block[0, :2] = [0.25, -0.25]
+        assert session.set_tensor("W_in", block, "paste")                   # two cells: stored as cells
+        assert session.fill_tensor("W_Q", "random", seed=5)                 # the whole tensor
+        assert session.set_value("W_Q", (0, 1, 1), 0.125)                   # then a cell of it
+        assert session.set_config(activation="gelu")
+        assert session.set_value("b_in", (columns - 1,), -0.5)
+        assert session.set_value(INPUTS, (0, 1), 2.0)
+        assert session.set_value(TARGETS, (1, 0), 1.5)
+        assert session.reset_tensor("W_Q")
+        last, last_trace = every_array(session), {n: np.array(a) for n, a in session.trace.items()}
+        steps = session.undo_stack.count()
+        assert steps == 10
+        for _ in range(steps):
+            session.undo_stack.undo()
+            assert_trace_agrees(session)
+        assert_same_arrays(every_array(session), loaded)
+        assert session.config == scenario.config
+        for name, array in loaded_trace.items():
+            np.testing.assert_allclose(session.trace[name], array, rtol=0, atol=1e-12 * max(1, np.abs(array[np.isfinite(array)]).max()))
+        for _ in range(steps):
+            session.undo_stack.redo()
+        assert_same_arrays(every_array(session), last)
+        assert_trace_agrees(session)
+        assert all(np.allclose(session.trace[n], a, rtol=1e-12, atol=1e-12) for n, a in last_trace.items())
+
+
+def test_at_lesson_size_undo_and_redo_are_bit_identical(session):
+    original = {n: np.array(a) for n, a in session.trace.items()}
+    session.set_value("W_in", (1, 2), 0.123456789)
+    session.fill_tensor("W_V", "random", seed=1)
+    session.undo_stack.undo()
+    session.undo_stack.undo()
+    assert all(np.array_equal(session.trace[n], original[n]) for n in original)
+    session.undo_stack.redo()
+    assert_trace_is_core_forward(session)
+
+
+def test_200_edits_of_one_cell_keep_memory_of_the_cells_not_of_the_tensor(qapp):
+    """d256: W_in is 256×1024 (2 MB). 200 undo steps of one cell must keep about 200 cells'
+    worth, not 200 copies of W_in (400 MB). Measured with tracemalloc (NumPy reports its data
+    to it) and by the bytes the undo steps hold; never by time."""
+    import gc
+    import tracemalloc
+    session = Session(preset("d256"), clock=FakeClock())
+    tensor_bytes = session.tensor("W_in").nbytes
+    session.set_value("W_in", (3, 5), 0.5)                    # the one copy of W_in, before measuring
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for step in range(200):
+            session.set_value("W_in", (3, 5), 0.001 * (step + 1))
+        gc.collect()
+        growth = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert session.undo_stack.count() == 201
+    assert growth < tensor_bytes                              # 200 edits cost less than one copy
+    assert growth < 200 * 16_000                              # and a few kB each
+    assert session.undo_nbytes() < 201 * 64                   # indices, old and new value per step
+
+
+def test_a_whole_tensor_step_keeps_the_two_arrays_and_a_config_change_copies_nothing(qapp):
+    session = Session(above_small_work(), clock=FakeClock())
+    size = session.tensor("W_in").nbytes
+    before = dict(session._block.weights)
+    assert session.fill_tensor("W_in", "random", seed=3)
+    assert session.undo_nbytes() == 2 * size                  # the arrays before and after
+    assert session.set_config(activation="silu")
+    assert all(session._block.weights[n] is before[n] for n in before if n != "W_in")   # the same arrays
+    assert session.undo_nbytes() == 2 * size
+
+
+# --- coalescing a drag: one update per frame ---------------------------------------------------
+
+def test_coalesced_values_are_one_update_and_one_undo_step(session, qtbot):
+    seen = record(session, "changed")
+    start, original = session.undo_stack.count(), float(session.tensor("W_in")[0, 1])
+    for step in range(1, 30):
+        assert session.set_value_coalesced("W_in", (0, 1), 0.1 * step)
+    assert seen == [] and session.pending                     # nothing recomputed or sent yet
+    assert session.tensor("W_in")[0, 1] == pytest.approx(2.9)  # but the value is in
+    assert session.undo_stack.count() == start + 1             # and one undo step (a drag)
+    with qtbot.waitSignal(session.changed, timeout=5000):
+        pass
+    assert seen == [Change.TRACE] and not session.pending
+    assert_trace_is_core_forward(session)
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[0, 1] == original
+
+
+def test_the_trace_is_current_even_before_the_frame(session):
+    assert session.set_value_coalesced("W_out", (1, 1), 0.3125)
+    assert session.pending
+    assert_trace_is_core_forward(session)                     # read now: computed now, no signal
+    assert session.mse == pytest.approx(mse(session.trace.output, session.state.targets))
+    seen = record(session, "changed")
+    session.flush()                                           # the owed notification, once
+    session.flush()
+    assert seen == [Change.TRACE]
+
+
+def test_a_refused_coalesced_value_changes_nothing(session):
+    messages, seen = record(session), record(session, "changed")
+    assert not session.set_value_coalesced("W_in", (0, 0), float("inf"), "inf")
+    assert len(messages) == 1 and seen == [] and not session.pending
+    assert session.tensor("W_in")[0, 0] == 1.0 and session.undo_stack.count() == 0
+
+
+def test_an_undo_during_a_drag_brings_the_pending_update_along(session):
+    assert session.set_value("W_in", (2, 2), 0.5)
+    session.end_gesture()
+    for value in (0.6, 0.7):
+        session.set_value_coalesced("W_in", (3, 3), value)
+    seen = record(session, "changed")
+    session.undo_stack.undo()                                 # the drag's step
+    assert seen == [Change.TRACE] and not session.pending
+    assert session.tensor("W_in")[3, 3] == 1.0 and session.tensor("W_in")[2, 2] == 0.5
+    assert_trace_is_core_forward(session)
+
+
+def test_coalesced_updates_come_at_most_once_per_frame(session, qtbot):
+    """Values sent over several frames: the first goes at once (0 ms), later ones wait for the
+    frame; never more updates than values, never one per value within a frame."""
+    seen = record(session, "changed")
+    session.set_value_coalesced("W_in", (0, 2), 0.1)
+    with qtbot.waitSignal(session.changed, timeout=5000):
+        pass
+    for value in (0.2, 0.3, 0.4):                             # within one frame after that update
+        session.set_value_coalesced("W_in", (0, 2), value)
+    assert session._frame.isActive() and session._frame.interval() <= Session.FRAME_MS
+    with qtbot.waitSignal(session.changed, timeout=5000):
+        pass
+    assert seen == [Change.TRACE, Change.TRACE]
+    assert_trace_is_core_forward(session)
+
+
+def test_two_slider_drags_as_the_weight_editor_sends_them(session):
+    """The weight editor's slider and spin box: every position through set_value_coalesced,
+    the release through end_gesture. Two drags are two undo steps and, flushed, two updates."""
+    seen = record(session, "changed")
+    start = session.undo_stack.count()
+    for position in range(1, 21):                             # slider pressed, dragged
+        session.set_value_coalesced("W_in", (1, 3), 1.0 + 0.01 * position, "…")
+    session.end_gesture()                                     # sliderReleased
+    session.flush()
+    for position in range(1, 11):
+        session.set_value_coalesced("W_in", (1, 3), 1.2 - 0.01 * position, "…")
+    session.end_gesture()
+    session.flush()
+    assert session.undo_stack.count() == start + 2 and seen == [Change.TRACE, Change.TRACE]
+    assert_trace_is_core_forward(session)
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[1, 3] == pytest.approx(1.2)
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[1, 3] == session.loaded.weights["W_in"][1, 3]
+
+
+def test_a_closed_session_with_a_history_is_collected_safely(qapp):
+    """Undo steps hold the Session weakly: collecting a Session and its stack (a reference cycle
+    before) crashed PySide."""
+    import gc
+    import weakref
+    session = Session(preset("d64"), clock=FakeClock())
+    for step in range(20):
+        session.set_value("W_in", (1, 1), 0.01 * step, merge=step % 2 == 0)
+        session.set_value_coalesced("W_out", (1, 1), 0.01 * step)
+    session.fill_tensor("W_V", "zero")
+    gone = weakref.ref(session)
+    del session
+    gc.collect()
+    assert gone() is None

@@ -107,3 +107,37 @@ def test_a_lesson_block_stays_bit_identical_to_core_forward(qapp):
     session.undo_stack.redo()
     want = forward(session.config, session.state.weights, session.state.inputs)
     assert all(np.array_equal(session.trace[name], want[name]) for name in want)
+
+
+def test_a_random_walk_of_edits_undos_and_redos_always_agrees(session):
+    """Seeded: cells of every tensor (direct and coalesced), fills, a config change, undo and
+    redo in any order. After every action the trace agrees with core.forward; at the end,
+    undoing everything gives back the loaded arrays bit for bit."""
+    rng = np.random.default_rng(7)
+    loaded = {name: np.array(session.tensor(name)) for name in session.tensor_names()}
+    names = session.tensor_names()
+    for step in range(80):
+        action = rng.choice(["cell", "cell", "coalesced", "undo", "redo", "fill", "config"])
+        if action in ("cell", "coalesced"):
+            name = str(rng.choice(names))
+            if name not in session.tensor_names():
+                continue
+            index = tuple(int(rng.integers(n)) for n in session.tensor(name).shape)
+            setter = session.set_value if action == "cell" else session.set_value_coalesced
+            assert setter(name, index, float(np.round(rng.normal(), 3)))
+        elif action == "undo":
+            session.undo_stack.undo()
+        elif action == "redo":
+            session.undo_stack.redo()
+        elif action == "fill":
+            assert session.fill_tensor(str(rng.choice(["W_V", "b_in", "W_out"])), "random", seed=step)
+        else:
+            assert session.set_config(activation=str(rng.choice(["relu", "gelu", "silu"])))
+        assert_agrees(session.trace, session.state)
+    session.flush()
+    while session.undo_stack.canUndo():
+        session.undo_stack.undo()
+    assert session.config.activation == "relu"
+    for name, array in loaded.items():
+        assert np.array_equal(session.tensor(name), array), name
+    assert_agrees(session.trace, session.state)

@@ -263,6 +263,26 @@ def test_slider_drag_is_one_undo_step(qtbot, editor, session):
     assert editor.value_spin.value() == pytest.approx(original)
 
 
+def test_a_slider_drag_updates_the_views_once_a_frame_and_at_the_release(editor, session):
+    """Values under a dragged handle are written at once (undo and `tensor()` are current) but
+    the trace and the views follow once per frame, and the last value when the handle is let go."""
+    from app.session import Change
+    choose_tensor(editor, "W_in")
+    session.select_edit_cell("W_in", (1, 1))
+    updates = []
+    session.changed.connect(lambda change: updates.append(change) if change & Change.TRACE else None)
+    slider = editor.value_slider
+    slider.setSliderDown(True)
+    for position in (10, 20, 30):                 # no event loop between: all within one frame
+        slider.setValue(position)
+    assert session.tensor("W_in")[1, 1] == pytest.approx(30 * editor.cell_controls.step)
+    assert session.pending and updates == []
+    slider.setSliderDown(False)                   # let go: the update now, once
+    assert not session.pending and len(updates) == 1
+    assert editor.model.index(1, 1).data(DISPLAY) == style.format_number(session.tensor("W_in")[1, 1])
+    assert_trace_is_core_forward(session)
+
+
 def handle_value(editor) -> float:
     """The value the slider's scale reads under its handle (its ends are the printed labels)."""
     slider = editor.value_slider
@@ -701,3 +721,25 @@ def test_the_shipped_gpt2_small_example_in_the_tables(qtbot):
     np.testing.assert_allclose(session.trace["hook_resid_post"], before, rtol=1e-12, atol=1e-12)
     for widget in (editor, inspector):
         widget.close()
+
+
+def test_every_edit_repaints_its_cell_though_the_session_writes_in_place(editor, session):
+    """The Session writes cell edits into its arrays in place (after the first, which copies):
+    the table still repaints exactly the edited cells, each time, and after undo and redo."""
+    choose_tensor(editor, "W_in")
+    model, changed = editor.model, []
+    model.dataChanged.connect(lambda top, bottom, roles: changed.append((top.row(), top.column(),
+                                                                         bottom.row(), bottom.column())))
+    for value, cell in ((0.25, (1, 2)), (0.5, (1, 2)), (-123.456789, (3, 0))):
+        changed.clear()
+        assert session.set_value("W_in", cell, value)
+        assert changed == [(*cell, *cell)] and model.index(*cell).data(DISPLAY) == style.format_number(value)
+    changed.clear()
+    session.undo_stack.undo()
+    assert changed == [(3, 0, 3, 0)]
+    changed.clear()
+    session.undo_stack.redo()
+    assert changed == [(3, 0, 3, 0)]
+    changed.clear()
+    assert session.set_value("W_out", (0, 0), 0.125)                  # another tensor: nothing here
+    assert changed == []
