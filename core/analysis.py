@@ -9,7 +9,7 @@ import numpy as np
 
 from core.block import Trace, Weights, forward, mse
 from core.config import BlockConfig
-from core.functions import activate
+from core.functions import activate, quiet
 from core.incremental import trace_after
 
 TOLERANCE = 1e-6
@@ -30,6 +30,7 @@ class Invariant:
         object.__setattr__(self, "worst", worst)
 
 
+@quiet
 def invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
     """What must hold in any healthy trace, checked on the current numbers.
 
@@ -70,6 +71,7 @@ def invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
     return found
 
 
+@quiet
 def qk_norm_invariants(config: BlockConfig, trace: Trace) -> list[Invariant]:
     """QK-Norm's check: each head's normalized q and k rows have mean square ≈ 1 before the gain
     ("q_norm.ms", "k_norm.ms"; values H×T, one per head and token). Empty without QK-Norm.
@@ -100,6 +102,7 @@ def with_value(config: BlockConfig, weights: Weights, inputs: np.ndarray, tensor
     return changed_weights, inputs
 
 
+@quiet
 def mse_sweep(config: BlockConfig, weights: Weights, inputs: np.ndarray, targets: np.ndarray,
               tensor: str, index: tuple[int, ...], values: np.ndarray,
               progress: Callable[[float], bool] | None = None, trace: Trace | None = None) -> np.ndarray | None:
@@ -147,6 +150,7 @@ def activation_range(values: np.ndarray, half_width: float = 4.0) -> tuple[float
     return max(low, -MAX_CURVE_EXTENT), min(high, MAX_CURVE_EXTENT)
 
 
+@quiet
 def activation_curve(activation: str, low: float = -4.0, high: float = 4.0,
                      points: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(x, activation(x)) at evenly spaced x from low to high.
@@ -169,6 +173,7 @@ def activation_curve(activation: str, low: float = -4.0, high: float = 4.0,
     return xs, activate(activation, xs)
 
 
+@quiet
 def value_histogram(values: np.ndarray, low: float, high: float, bins: int = 64) -> tuple[np.ndarray, np.ndarray]:
     """(edges, counts): how many of the finite `values` fall in each of `bins` equal bins from
     low to high (values outside are counted in the end bins). For thousands of hidden units,
@@ -179,5 +184,6 @@ def value_histogram(values: np.ndarray, low: float, high: float, bins: int = 64)
     return edges, counts
 
 
+@quiet
 def activate_values(activation: str, values: np.ndarray) -> np.ndarray:
     return activate(activation, np.asarray(values, dtype=np.float64))

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from core.config import BlockConfig
-from core.functions import activate, clamp_gated, norm_gain, norm_parts, rms_norm_parts, sigmoid, softmax
+from core.functions import activate, clamp_gated, norm_gain, norm_parts, quiet, rms_norm_parts, sigmoid, softmax
 
 Weights = Mapping[str, np.ndarray]
 
@@ -194,6 +194,7 @@ def _mlp(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> n
     return mlp_out
 
 
+@quiet
 def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray, position_offset: int = 0) -> Trace:
     """Run the block on inputs (T×d_model) and return the trace of every hook.
 
@@ -247,6 +248,7 @@ def _in_design_order(hooks: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {name: hooks[name] for name in _ORDER if name in hooks}
 
 
+@quiet
 def mse(outputs: np.ndarray, targets: np.ndarray) -> float:
     """Mean squared error over every cell."""
     diff = np.asarray(outputs, dtype=np.float64) - np.asarray(targets, dtype=np.float64)

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.block import Trace, Weights
 from core.config import BlockConfig
-from core.functions import ACTIVATION_FORMULAS
+from core.functions import ACTIVATION_FORMULAS, quiet
 from core.numbers import format_number, format_short, parenthesized
 
 MAX_SHOWN_TERMS = 12   # a longer dot product is shown with its first terms and "…"
@@ -100,6 +100,7 @@ def _dot(left: np.ndarray, right: np.ndarray, bias: float | None) -> tuple[str, 
     return (text if bias is None else f"{text} + {_paren(bias)}"), omitted
 
 
+@quiet
 def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
             index: tuple[int, ...]) -> Explanation:
     """Explain trace[hook][index]. Raises KeyError for an absent hook, IndexError for a bad index;

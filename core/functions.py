@@ -4,10 +4,27 @@ Every function takes and returns float64 arrays; none of them mutates its input.
 """
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import TypeVar
+
 import numpy as np
 from scipy.special import expit, ndtr
 
 _SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
+
+_F = TypeVar("_F", bound=Callable)
+
+
+def quiet(function: _F) -> _F:
+    """Run `function` with NumPy's floating-point warnings off. Extreme numbers (an overflow to
+    ±inf, inf − inf = NaN) are not an error here: they end up in the trace, where core.finite
+    finds them and the app says so plainly, instead of a flood of RuntimeWarnings on the console."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return function(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
 
 
 def relu(x: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ import numpy as np
 
 from core.block import Trace, causal_mask, forward
 from core.config import BlockConfig, weight_shapes
-from core.functions import activate, norm_parts, softmax
+from core.functions import activate, norm_parts, quiet, softmax
 
 INPUTS = "inputs"
 REFRESH_AFTER = 1024          # rank updates of hook_mlp_out before its product is recomputed
@@ -277,6 +277,7 @@ def _units(hooks: dict, old: Trace, config: BlockConfig, weights: Mapping, x: np
 
 # --- the update -------------------------------------------------------------------------------
 
+@quiet
 def recompute(config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np.ndarray, previous: Trace,
               changes: Mapping[str, object]) -> EditedTrace:
     """The trace of (config, weights, inputs), recomputing only what `changes` can change.
@@ -388,6 +389,7 @@ def forward_work(config: BlockConfig, T: int) -> int:
     return work
 
 
+@quiet
 def trace_after(config: BlockConfig, old_weights: Mapping[str, np.ndarray], old_inputs: np.ndarray, old_trace: Trace,
                 weights: Mapping[str, np.ndarray], inputs: np.ndarray, min_work: int = SMALL_WORK) -> EditedTrace:
     """The trace of (config, weights, inputs), given the trace of (config, old_weights,

@@ -5,22 +5,48 @@ or trimmed (the seed's style in formulas: 2, −0.25, 0.841); `format_short` for
 constants (ε = 1e−05), `format_exact` for a tooltip's every digit. Always the Unicode minus
 "−", never "-0"; masked attention scores print as −∞. Text a learner types or edits may use
 either minus: `parse_number` reads both.
+
+A value that is not finite prints as a symbol here ("NaN", "∞", "−∞": never Python's "nan" /
+"inf"); `number_kind` says which kind it is, so that the app can put a translated word in its
+place (`format_number(value, words={NumberKind.NAN: …})`).
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from enum import Enum
 
 MINUS = "−"
 DECIMALS = 6                 # enough to recompute any cell by hand
 
 
-def format_number(value: float, decimals: int = DECIMALS, *, trim: bool = False) -> str:
-    """`value` with `decimals` decimals; `trim` drops trailing zeros (and the point)."""
+class NumberKind(str, Enum):
+    FINITE = "finite"
+    NAN = "nan"                  # not a number: inf − inf, 0·inf, 0/0
+    POSITIVE_INFINITY = "+inf"   # an overflow upwards (or a true +∞)
+    NEGATIVE_INFINITY = "-inf"   # an overflow downwards, or a masked score
+
+
+_SYMBOLS = {NumberKind.NAN: "NaN", NumberKind.POSITIVE_INFINITY: "∞", NumberKind.NEGATIVE_INFINITY: f"{MINUS}∞"}
+
+
+def number_kind(value: float) -> NumberKind:
     value = float(value)
     if math.isnan(value):
-        return "NaN"
+        return NumberKind.NAN
     if math.isinf(value):
-        return "∞" if value > 0 else f"{MINUS}∞"
+        return NumberKind.POSITIVE_INFINITY if value > 0 else NumberKind.NEGATIVE_INFINITY
+    return NumberKind.FINITE
+
+
+def format_number(value: float, decimals: int = DECIMALS, *, trim: bool = False,
+                  words: Mapping[NumberKind, str] | None = None) -> str:
+    """`value` with `decimals` decimals; `trim` drops trailing zeros (and the point). A value that
+    is not finite prints as `words[kind]` when given (the app's translated word), else a symbol."""
+    value = float(value)
+    if not math.isfinite(value):
+        kind = number_kind(value)
+        return words[kind] if words and kind in words else _SYMBOLS[kind]
     text = f"{value:.{decimals}f}"
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")

@@ -14,7 +14,9 @@ from app.session import Change, Session
 from app.widgets.appearance import appearance
 from app.widgets.flow_layout import FlowLayout
 from app.widgets.labels import activation_label, mask_label, norm_label, placement_label
+from app.explorer import finite_marks
 from app.widgets.style import format_number
+from core.finite import Problem
 
 
 class ConfigPanel(QWidget):
@@ -227,6 +229,12 @@ class InvariantsPanel(QWidget):
         self.empty.setObjectName("invariantsEmpty")
         self.empty.setWordWrap(True)
         self.grid.addWidget(self.empty, 0, 0, 1, 2)
+        self.finite = finite_marks.watch_for(session)
+        self.finite_label = QLabel()             # a value that is not finite (or 0/0 of ε = 0): where and why
+        self.finite_label.setObjectName("invariantFinite")
+        self.finite_label.setWordWrap(True)
+        self.finite_label.setVisible(False)
+        self.grid.addWidget(self.finite_label, 99, 0, 1, 2)
         session.changed.connect(lambda change: change & Change.TRACE and self.refresh())
         appearance().changed.connect(self._recolour)
         self.retranslate()
@@ -277,7 +285,7 @@ class InvariantsPanel(QWidget):
         else:
             text = f"{mark} {invariant.label} = {format_number(invariant.expected, trim=True)}"
         if not invariant.ok:
-            text += f"  ({format_number(invariant.worst)})"
+            text += f"  ({format_number(invariant.worst, words=finite_marks.number_words())})"
         return text.replace("  ", " ").strip()
 
     def refresh(self) -> None:
@@ -306,6 +314,33 @@ class InvariantsPanel(QWidget):
                 colours = appearance().colours
                 label.setStyleSheet(f"color: {colours.good};" if inv.ok else f"color: {colours.bad}; font-weight: bold;")
             tip = self.TIPS.get(inv.key)
+            words = finite_marks.number_words()
             label.setToolTip((self.tr(tip) if tip else inv.label) + "\n"
-                             + ", ".join(format_number(float(v)) for v in inv.values.ravel()[:64]))
+                             + ", ".join(format_number(float(v), words=words) for v in inv.values.ravel()[:64]))
+        self._show_finite()
         self._place()
+
+    def _show_finite(self) -> None:
+        """✗ in red where the trace stopped being finite (the first hook, and how many follow); a
+        norm's 0/0 of ε = 0 on a constant row in amber. Nothing when every value is ordinary."""
+        issues = [issue for issue in self.finite.all_issues()
+                  if issue.problem.severe or issue.problem is Problem.ZERO_SPREAD]
+        severe = [issue for issue in issues if issue.problem.severe]
+        if severe:
+            first = severe[0]
+            others = len({issue.hook for issue in severe}) - 1
+            text = "✗ " + self.tr("Not finite from %1: %2").replace("%1", first.hook).replace(
+                "%2", finite_marks.issue_text(first))
+            if others:
+                text += " " + self.tr("(and %1 hooks after it)").replace("%1", str(others))
+        elif issues:
+            text = "⚠ " + "; ".join(f"{issue.hook}: {finite_marks.issue_text(issue)}" for issue in issues[:2])
+        else:
+            text = ""
+        colour = finite_marks.problem_colour(bool(severe)).name()
+        if text != self.finite_label.text() or self.finite_label.property("colour") != colour:
+            self.finite_label.setText(text)
+            self.finite_label.setProperty("colour", colour)
+            self.finite_label.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        if self.finite_label.isVisibleTo(self) != bool(text):
+            self.finite_label.setVisible(bool(text))

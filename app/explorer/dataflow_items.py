@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygo
 from app.explorer.dataflow_plan import EdgeSpec
 from app.explorer.dataflow_style import DIMMED, Geometry, Palette, centered_text, compact_number, place_text
 from app.widgets import style
+from core.numbers import format_number
 
 
 class Rounded(QGraphicsPathItem):
@@ -89,6 +90,23 @@ class NodeBase(Rounded):
         self.body = QRectF((width - self.body_width()) / 2, self.title_h + geometry.pad,
                            self.body_width(), body_h)
         self._selected: bool | None = None
+        self.problem: str | None = None            # why the node is marked red (finite_marks), or None
+        self._plain_tooltip = tooltip
+
+    def set_problem(self, reason: str | None, colour: QColor | None = None) -> None:
+        """Mark the node: a thick border in `colour` (red: a value is not finite) and the reason in
+        its tooltip; None takes the mark away."""
+        if reason == self.problem:
+            return
+        self.problem = reason
+        z = self.geometry.zoom
+        self.setPen(QPen(colour, 3.5 * z) if reason else QPen(self.palette.node_border, 1.2 * z))
+        self.setToolTip(self._plain_tooltip + (f"\n⚠ {reason}" if reason else ""))
+
+    def set_plain_tooltip(self, text: str) -> None:
+        """The node's own tooltip (the problem's reason, if any, stays under it)."""
+        self._plain_tooltip = text
+        self.setToolTip(text + (f"\n⚠ {self.problem}" if self.problem else ""))
 
     def body_width(self) -> float:
         raise NotImplementedError
@@ -151,14 +169,21 @@ class NumberNode(NodeBase):
     def body_width(self) -> float:
         return self._body_w
 
-    def set_values(self, values: np.ndarray, limit: float) -> None:
-        for cell, text, value in zip(self.cells, self.texts, values):
+    def set_values(self, values: np.ndarray, limit: float, marks: np.ndarray | None = None,
+                   words: dict | None = None, alarm: QColor | None = None) -> None:
+        """Show the values tinted on ±limit. `marks` (core.finite.Cell codes): an overflow or NaN cell
+        reads as its word in `words` (the symbol where the word does not fit) on the `alarm` colour."""
+        for i, (cell, text, value) in enumerate(zip(self.cells, self.texts, values)):
             value = float(value)
             label = compact_number(value, self._room, self._metrics)
+            severe = marks is not None and int(marks[i]) in (2, 3)        # Cell.OVERFLOW, Cell.UNDEFINED
+            if severe and words:
+                word = format_number(value, words=words)
+                label = word if self._metrics.horizontalAdvance(word) <= self._room else label
             if text.text() != label:
                 text.setText(label)
                 place_text(text, cell.rect())
-            colour = style.tint(value, limit)
+            colour = alarm if severe and alarm is not None else style.tint(value, limit)
             if cell.brush().color() != colour:
                 cell.setBrush(colour)
                 ink = style.text_colour_on(colour)

@@ -15,6 +15,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem, QToolTip
 
+from app.explorer import finite_marks
 from app.explorer.dataflow_items import EdgeItem, HeadChip, NodeBase, NumberNode, TokenItem
 from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, layout_text_boxes, shape_text,
                                           token_caption, token_link_path, token_window)
@@ -217,7 +218,8 @@ class DataflowScene(QGraphicsScene):
         for hook, node in self.layout.nodes.items():
             if not node.set_title(names[hook]):
                 return False
-            node.setToolTip(self._tooltip(hook))
+            node.set_plain_tooltip(self._tooltip(hook))
+            self._mark_problem(hook, node)          # its reason in this language
         trace = self.session.trace
         for edge in self.layout.edges:
             if edge.label is not None:
@@ -257,8 +259,27 @@ class DataflowScene(QGraphicsScene):
                 if drawn is None or drawn[1] != token:
                     node.set_token(token)
             elif fresh or drawn[1:] != (token, shown_head, limit):
-                node.set_values(array[shown_head, token] if array.ndim == 3 else array[token], limit)
+                marks = self._severe_marks(hook)
+                if marks is not None:
+                    marks = marks[shown_head, token] if array.ndim == 3 else marks[token]
+                node.set_values(array[shown_head, token] if array.ndim == 3 else array[token], limit, marks,
+                                finite_marks.number_words(), finite_marks.problem_colour(True))
+            if fresh:
+                self._mark_problem(hook, node)
             self._drawn[hook] = (array, token, shown_head, limit)
+
+    def _severe_marks(self, hook: str):
+        """The hook's cell codes when some value is not finite, else None."""
+        watch = finite_marks.watch_for(self.session)
+        return watch.marks(hook) if any(issue.problem.severe for issue in watch.issues(hook)) else None
+
+    def _mark_problem(self, hook: str, node: NodeBase) -> None:
+        """A red border and the reason in the tooltip where a value of the hook is not finite."""
+        watch = finite_marks.watch_for(self.session)
+        severe = [issue for issue in watch.all_issues() if issue.hook == hook and issue.problem.severe] \
+            if any(issue.problem.severe for issue in watch.issues(hook)) else []
+        reason = "; ".join(finite_marks.issue_text(issue) for issue in severe) or None
+        node.set_problem(reason, finite_marks.problem_colour(True))
 
     def _selection_key(self) -> tuple:
         return self.session.selected_hook, self._token(), self._head()

@@ -17,18 +17,20 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPlainTextE
 from core.explain import Explanation, Step, explain
 from core.numbers import format_exact, format_short
 
-from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
+from app.explorer import finite_marks
+from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
                                  show_overview, zoomed_font)
 from app.explorer import tensor_files
 from app.session import Change, Session
 from app.widgets.appearance import appearance
-from app.widgets.style import format_number, limit_for, tint
+from app.widgets.style import LIGHT_INK, format_number, limit_for, tint
 
 
 _DISPLAY, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
     int(role.value) for role in (Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.TextAlignmentRole,
                                  Qt.ToolTipRole))
 _RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
+_MARK = MARK_ROLE
 _SHOWN = Change.TRACE | Change.SELECTION | Change.HIGHLIGHT
 
 
@@ -43,10 +45,14 @@ class HookTableModel(QAbstractTableModel):
         self.limit = 1.0
         self.column_prefix = "d"
         self.outlined: set[tuple[int, int]] = set()
+        self.marks: np.ndarray | None = None       # core.finite.Cell per cell, None when none is marked
 
-    def set_slice(self, array: np.ndarray, column_prefix: str) -> tuple[slice, slice] | str | None:
-        """Show `array`. Returns "reset" when the shape (or the kind of columns) changed, else the
-        block of changed cells (only those are repainted), or None when nothing changed."""
+    def set_slice(self, array: np.ndarray, column_prefix: str,
+                  marks: np.ndarray | None = None) -> tuple[slice, slice] | str | None:
+        """Show `array` (with `marks`, finite_marks' cell codes). Returns "reset" when the shape (or the
+        kind of columns) changed, else the block of changed cells (only those are repainted), or None
+        when nothing changed."""
+        had_marks, self.marks = self.marks is not None, marks
         if array.shape != self.array.shape or column_prefix != self.column_prefix:
             self.beginResetModel()
             self.column_prefix = column_prefix
@@ -58,6 +64,8 @@ class HookTableModel(QAbstractTableModel):
             return None
         region = changed_region(self.array, array)
         self.array = array
+        if (had_marks or marks is not None) and region is not None:   # marks may change beyond the edit
+            region = (slice(0, array.shape[0]), slice(0, array.shape[1]))
         if region is not None:
             rows, columns = region
             self.dataChanged.emit(self.index(rows.start, columns.start), self.index(rows.stop - 1, columns.stop - 1),
@@ -75,6 +83,8 @@ class HookTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         role = int(role)
+        if self.marks is not None:
+            return self._marked_data(index.row(), index.column(), role)
         if role == _DISPLAY:
             return format_number(float(self.array[index.row(), index.column()]))
         if role == _BACKGROUND:
@@ -85,6 +95,26 @@ class HookTableModel(QAbstractTableModel):
             return _RIGHT
         if role == _TOOLTIP:
             return format_exact(self.array[index.row(), index.column()])
+        return None
+
+    def _marked_data(self, row: int, column: int, role: int):
+        """A cell of a hook with marks: an overflow or NaN reads as a word on red, a note (0/0, beyond
+        float16) is an amber corner; the tooltip says why."""
+        value, mark = float(self.array[row, column]), int(self.marks[row, column])
+        severe = mark in finite_marks.SEVERE_CELLS
+        if role == _DISPLAY:
+            return finite_marks.cell_text(value, mark)
+        if role == _BACKGROUND:
+            return finite_marks.problem_colour(True) if severe else tint(value, self.limit)
+        if role == _FOREGROUND:
+            return LIGHT_INK if severe else ink_on(tint(value, self.limit))
+        if role == _ALIGNMENT:
+            return _RIGHT
+        if role == _TOOLTIP:
+            reason = finite_marks.cell_reason(mark)
+            return format_exact(value) + (f"\n{reason}" if reason else "")
+        if role == _MARK and mark in finite_marks.NOTE_CELLS:
+            return finite_marks.problem_colour(False)
         return None
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
@@ -101,9 +131,10 @@ class HookTableModel(QAbstractTableModel):
             return ()
         finite = self.array[np.isfinite(self.array)]
         values = [float(finite.min()), float(finite.max())] if finite.size else []
+        texts = [format_number(v) for v in values]
         if not np.all(np.isfinite(self.array)):
-            values.append(-np.inf)
-        return tuple(format_number(v) for v in values)
+            texts += [format_number(-np.inf), *finite_marks.number_words().values()]
+        return tuple(texts)
 
 
 # What each hook holds, for the inspector's title line.
@@ -291,6 +322,11 @@ class Inspector(QWidget):
         self.sentence = QLabel()
         self.sentence.setObjectName("inspectorSentence")
         self.sentence.setWordWrap(True)
+        self.finite = finite_marks.watch_for(session)
+        self.problem = QLabel()                    # what is not finite in this hook, and why
+        self.problem.setObjectName("inspectorProblem")
+        self.problem.setWordWrap(True)
+        self.problem.setVisible(False)
 
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
@@ -303,6 +339,7 @@ class Inspector(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addWidget(self.problem)
         layout.addLayout(numbers)
         layout.addWidget(self.sentence)
         layout.addWidget(self.explanation, 1)
@@ -367,7 +404,10 @@ class Inspector(QWidget):
             if outlined != self.model.outlined:
                 self.model.outlined = outlined
                 self.table.viewport().update()
-            region = self.model.set_slice(shown, _column_prefix(hook))
+            marks = self.finite.marks(hook)
+            if marks is not None and array.ndim == 3:
+                marks = marks[index[0]]
+            region = self.model.set_slice(shown, _column_prefix(hook), marks)
             if (hook, index[0] if array.ndim == 3 else None) != self._shown_slice:
                 self._shown_slice = (hook, index[0] if array.ndim == 3 else None)
                 region = "reset" if region is not None else region     # another slice: a fresh overview scale
@@ -423,8 +463,25 @@ class Inspector(QWidget):
         sentence = self.tr(STEP_SENTENCES.get(explanation.kind, STEP_SENTENCES[Step.UNEXPLAINED]))
         if any(term.name == "gain_offset" for term in explanation.terms):
             sentence += " " + self.tr(ZERO_CENTRED_SENTENCE)
+        marks = self.model.marks
+        if marks is not None:
+            reason = finite_marks.cell_reason(int(marks[index[-2], index[-1]]))
+            sentence = f"⚠ {reason} {sentence}" if reason else sentence
         self.sentence.setText(sentence)
+        self._show_problem(hook)
         self.explanation.setPlainText(f"{where}\n{self.worded(explanation)}")
+
+    def _show_problem(self, hook: str) -> None:
+        """A red line under the title when the hook has values that are not finite (amber for notes)."""
+        issues = [issue for issue in self.finite.all_issues() if issue.hook == hook] if self.finite.issues(hook) else []
+        text = "\n".join("⚠ " + finite_marks.issue_text(issue) for issue in issues)
+        if text != self.problem.text():
+            self.problem.setText(text)
+            severe = any(issue.problem.severe for issue in issues)
+            self.problem.setStyleSheet(f"color: {finite_marks.problem_colour(severe).name()}; font-weight: bold;")
+        if self.problem.isVisibleTo(self) != bool(text):
+            self.problem.setVisible(bool(text))
+            self._share_height()
 
     def worded(self, explanation: Explanation) -> str:
         """The formula, each term with its value and what it is, the numbers put in."""
@@ -443,6 +500,8 @@ class Inspector(QWidget):
         """Fonts for the current interface zoom (the table's follow appearance() themselves)."""
         self.title.setFont(zoomed_font(CELL_POINT_SIZE, bold=True, extra=1))
         self.sentence.setFont(zoomed_font(CELL_POINT_SIZE))
+        self.problem.setFont(zoomed_font(CELL_POINT_SIZE))
+        self.problem.setText("")                 # worded and coloured again by refresh
         self.table.restyle()
         self.explanation.setFont(self.table.font())
         self.refresh()
@@ -470,7 +529,9 @@ class Inspector(QWidget):
         lines = self.explanation.fontMetrics().lineSpacing()
         explanation_least = 2 * lines + 2 * self.explanation.frameWidth() + 8
         self.explanation.setMinimumHeight(explanation_least)
-        others = (self.title.sizeHint().height() + self.sentence.heightForWidth(max(self.width() - 8, 40))
+        problem = self.problem.heightForWidth(max(self.width() - 8, 40)) + self.layout().spacing() \
+            if self.problem.isVisibleTo(self) else 0
+        others = (self.title.sizeHint().height() + self.sentence.heightForWidth(max(self.width() - 8, 40)) + problem
                   + explanation_least + 8 + 3 * self.layout().spacing())
         rows = self.model.rowCount()
         # A lesson's tensor whole; a longer one scrolls anyway and shares the height evenly.

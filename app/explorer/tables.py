@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo, QFontMetrics, QImage, QPainter, QPen, QPixmap
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontInfo, QFontMetrics, QImage, QPainter, QPen, QPixmap,
+                           QPolygon)
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QHeaderView, QLabel, QSizePolicy, QStyle,
                                QStyledItemDelegate, QStyleOptionViewItem, QTableView, QWidget)
 
@@ -29,6 +30,7 @@ OVERVIEW_WIDTH = 72         # px at 100 % zoom
 OVERVIEW_ABOVE = 16         # the overview shows once a slice has more rows or columns than this
 
 _INKS: dict[int, QColor] = {}
+MARK_ROLE = int(Qt.ItemDataRole.UserRole) + 20     # a QColor: a corner mark (a note on the cell: finite_marks)
 
 
 def ink_on(colour: QColor) -> QColor:
@@ -113,6 +115,13 @@ class NumberDelegate(QStyledItemDelegate):
         painter.drawText(rect.adjusted(pad, 0, -pad, 0), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                          index.data(Qt.ItemDataRole.DisplayRole) or "")
         width = appearance().pixels(1)
+        mark = index.data(MARK_ROLE)
+        if mark is not None:                  # a triangle in the top-left corner, clear of the number
+            size = appearance().pixels(7)
+            corner = QPolygon([rect.topLeft(), rect.topLeft() + QPoint(size, 0), rect.topLeft() + QPoint(0, size)])
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(mark)
+            painter.drawPolygon(corner)
         outlined = getattr(index.model(), "outlined", ())
         if (index.row(), index.column()) in outlined:
             _frame(painter, rect, QColor(appearance().colours.glow).darker(115), 3 * width, 0)

@@ -18,13 +18,14 @@ from PySide6.QtWidgets import (
     QSlider, QSpinBox, QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget,
 )
 
-from app.explorer import tensor_files
-from app.explorer.tables import (CELL_POINT_SIZE, ElidedLabel, NumberDelegate, NumberTable, TensorOverview, changed_region, ink_on,
+from app.explorer import finite_marks, tensor_files
+from app.explorer.tables import (CELL_POINT_SIZE, MARK_ROLE, ElidedLabel, NumberDelegate, NumberTable, TensorOverview, changed_region, ink_on,
                                  show_overview, zoomed_font)
 from app.session import INPUTS, TARGETS, Change, Session
 from app.widgets import style
 from app.widgets.appearance import appearance
 from app.widgets.flow_layout import FlowLayout
+from core.finite import FLOAT16_MAX, Cell
 from core.formats.scenario import MAX_ABS_VALUE
 from core.numbers import format_exact, format_number, parse_number
 
@@ -43,7 +44,8 @@ _DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
     int(role.value) for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.BackgroundRole,
                                  Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole,
                                  Qt.ItemDataRole.ToolTipRole))
-_ROLES = frozenset((_DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP))
+_MARK = MARK_ROLE
+_ROLES = frozenset((_DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP, _MARK))
 _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 _SYNCED = Change.TRACE | Change.EDIT_TARGET
 
@@ -264,10 +266,14 @@ class WeightTableModel(QAbstractTableModel):
             return ink_on(style.tint(value, self.colour_limit()))
         if role == _ALIGNMENT:
             return _RIGHT
+        beyond_half = abs(value) > FLOAT16_MAX       # a weight is finite and within ±1e6: notes only
+        if role == _MARK:
+            return finite_marks.problem_colour(False) if beyond_half else None
         where = ", ".join(map(str, self.full_index(index.row(), index.column())))
         hint = self.tr("Type a number; the wheel over the selected cell nudges it by 0.05 (Shift: 0.01); "
                        "Ctrl+V pastes a block here")
-        return f"{self._name}[{where}] = {format_exact(value)}\n{hint}"
+        note = f"\n⚠ {finite_marks.cell_reason(Cell.BEYOND_FLOAT16)}" if beyond_half else ""
+        return f"{self._name}[{where}] = {format_exact(value)}{note}\n{hint}"
 
     def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         """Typed text (or a number) into a cell; False if the session refuses it (it says why)."""
@@ -704,7 +710,8 @@ class CellControls(QWidget):
         self.value_slider.setPageStep(max(1, round(NUDGE_STEP / self.step)))
 
     def _place_handle(self, value: float) -> None:
-        self._position = max(-SLIDER_POSITIONS, min(SLIDER_POSITIONS, round(value / self.step)))
+        ratio = max(-SLIDER_POSITIONS, min(SLIDER_POSITIONS, value / self.step))     # 1e308/step is ∞: clipped
+        self._position = round(ratio) if ratio == ratio else 0                        # NaN: the middle
         with QSignalBlocker(self.value_slider):
             self.value_slider.setValue(self._position)
 

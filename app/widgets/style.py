@@ -40,11 +40,11 @@ def nice_limit(max_abs: float) -> float:
     """A round symmetric colour limit (1, 2, 5, 10, …) at or above max_abs, at least 1."""
     if not math.isfinite(max_abs) or max_abs <= 1:
         return 1.0
-    power = 10 ** math.floor(math.log10(max_abs))
-    for step in (1, 2, 5, 10):
+    power = 10.0 ** math.floor(math.log10(max_abs))     # a float: 10**308 as an int overflows on the way back
+    for step in (1.0, 2.0, 5.0, 10.0):
         if step * power >= max_abs:
-            return float(step * power)
-    return float(10 * power)
+            return step * power if math.isfinite(step * power) else max_abs
+    return max_abs
 
 
 def limit_for(array: np.ndarray) -> float:
