@@ -111,7 +111,7 @@ class SteadyLimit:
 class _CellNumbers:
     """One reusable TextItem per heatmap cell, centred on it; all hidden when cells are too narrow.
 
-    The pool grows to the largest matrix seen and is never shrunk: extra items are hidden.
+    The pool grows to the largest numbered matrix seen and is never shrunk: extra items are hidden.
     """
 
     def __init__(self, plot: pg.PlotItem):
@@ -128,13 +128,15 @@ class _CellNumbers:
     def set(self, texts: list[str], colours: list[str], shape: tuple[int, int], wanted: bool) -> None:
         """texts and colours in row-major order of a rows×columns matrix."""
         rows, columns = shape
-        while len(self.items) < rows * columns:
+        # Items only for numbers that may be shown: a wide matrix (d_ff = 4096) costs none.
+        grown = len(self.items) < (rows * columns if wanted else 0)
+        while len(self.items) < (rows * columns if wanted else 0):
             item = pg.TextItem(anchor=(0.5, 0.5))
             item.setFont(_font(CELL_PT))
             item.setZValue(10)
             self.plot.addItem(item, ignoreBounds=True)
             self.items.append(item)
-        if shape != self.shape:
+        if shape != self.shape or grown:
             for n, item in enumerate(self.items):
                 if n < rows * columns:
                     item.setPos(n % columns + 0.5, n // columns + 0.5)
