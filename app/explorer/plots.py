@@ -15,6 +15,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QLabel, QPushButton, QSizePolicy, QStackedWidget, QTabWidget, QVBoxLayout, QWidget)
 
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
+from app.widgets.inert import escaped
 from app.widgets.labels import activation_label
 from app.widgets.style import (DIVERGING, format_number, limit_for, minus_ticks, quiet_plot, set_axis_label,
                                set_title, text_colours_on_map)
@@ -484,7 +485,7 @@ class ResidualTab(_Tab):
             self.plot.setXRange(-0.5, width - 0.5, padding=0.02)
             self.structure = structure
         token = min(self.session.selected_token, len(self.session.tokens) - 1)
-        _title(self.plot, self.tr("Residual stream of token “%1”").replace("%1", self.session.tokens[token]))
+        _title(self.plot, self.tr("Residual stream of token “%1”").replace("%1", escaped(self.session.tokens[token])))
         bar_width = self.GROUP_WIDTH / len(stages)
         low = high = 0.0
         for n, hook in enumerate(stages):
@@ -549,7 +550,7 @@ class ActivationTab(_Tab):
         self._label_points(xs, ys)
         formula = ACTIVATION_FORMULAS[act]
         symbol = activation_label(act, "symbol")
-        tok = session.tokens[token]
+        tok = escaped(session.tokens[token])         # pyqtgraph's labels are HTML: a token is text
         if gated:
             _title(self.plot, self.tr("%1(x) = %2 on the gate; hidden = %1(gate) ⊙ pre")
                    .replace("%1", symbol).replace("%2", formula))
