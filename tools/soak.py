@@ -122,14 +122,14 @@ class Soak:
         warnings.simplefilter("always")
         warnings.showwarning = self._warning
 
-        from PySide6.QtCore import qInstallMessageHandler
+        from PySide6.QtCore import QtMsgType, qInstallMessageHandler
         self.qt_messages = 0
 
         def qt_message(kind, _context, text):
             if "propagateSizeHints" in text:       # the offscreen platform's, on every window resize
                 return
             self.qt_messages += 1
-            if self.qt_messages <= 5:
+            if self.qt_messages <= 5 or kind in (QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg):
                 print(f"--- Qt message during action {self.done}: {text}", file=sys.stderr, flush=True)
 
         self._qt_handler = qt_message
@@ -173,6 +173,7 @@ class Soak:
 
     done = 0
     last_action = "start"
+    detail = ""
 
     # --- dialogs --------------------------------------------------------------------------------
     def _patch_file_dialogs(self, dialog) -> None:
@@ -293,6 +294,11 @@ class Soak:
             return self.rng.choice(EXTREME)
         return f"{self.rng.uniform(-3, 3):.{self.rng.randint(0, 4)}f}"
 
+    def announce(self) -> None:
+        """With --trace: say what is about to be typed (an abort inside Qt leaves no other trace)."""
+        if self.args.trace:
+            print(f"{self.done} {self.last_action} {self.detail} ...", file=sys.stderr, flush=True)
+
     # --- the actions ----------------------------------------------------------------------------
     def act_type_cell(self) -> bool:
         from PySide6.QtCore import Qt
@@ -320,7 +326,10 @@ class Soak:
                 return True                       # the double click itself was the action
             editor = editors[0]
         editor.selectAll()
-        QTest.keyClicks(editor, self.cell_text())
+        text = self.cell_text()
+        self.detail = f"typing {text!r} into {view.objectName() or type(view).__name__}"
+        self.announce()
+        QTest.keyClicks(editor, text)
         self.key(editor, self.rng.choice((Qt.Key.Key_Return, Qt.Key.Key_Return, Qt.Key.Key_Tab, Qt.Key.Key_Escape)))
         return True
 
@@ -380,6 +389,8 @@ class Soak:
             return True
         self.key(spin, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
         text = self.cell_text() if self.rng.random() < 0.5 else str(self.rng.randint(-5, 300))
+        self.detail = f"typing {text!r} into {spin.objectName() or type(spin).__name__}"
+        self.announce()
         QTest.keyClicks(spin, text)
         self.key(spin, Qt.Key.Key_Return)
         return True
@@ -534,6 +545,7 @@ class Soak:
         for _ in range(10):
             name = self.rng.choices(names, weights)[0]
             self.last_action = name
+            self.detail = ""
             start = time.perf_counter()
             if getattr(self, f"act_{name}")():
                 elapsed = (time.perf_counter() - start) + self.settle()
@@ -607,6 +619,8 @@ class Soak:
             if number == warm:
                 baseline = self.checkpoint()
             self.one_action()
+            if self.args.trace:
+                print(f"{number} {self.last_action} {self.detail}", file=sys.stderr, flush=True)
             if self.args.progress and number and number % self.args.progress == 0:
                 print(f"... {number} actions, {time.perf_counter() - began:.0f} s, rss {rss_mb():.1f} MB, "
                       f"exceptions {len(self.exceptions)}", flush=True)
@@ -660,6 +674,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-files", action="store_true",
                         help="also open the large shipped scenarios (gpt2-small-shape: ~30 s and ~800 MB each time)")
     parser.add_argument("--offscreen", action="store_true", help="offscreen even when DISPLAY is set")
+    parser.add_argument("--trace", action="store_true", help="print each action (and what was typed) to stderr")
     parser.add_argument("--progress", type=int, default=0, help="print a line every N actions")
     parser.add_argument("--hang-seconds", type=int, default=300,
                         help="an action taking longer than this dumps every thread's stack and exits")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import html
 
+from PySide6 import QtGui
+
 
 def escaped(text: str) -> str:
     """`text` as rich text that shows exactly its characters."""
@@ -15,5 +17,7 @@ def escaped(text: str) -> str:
 
 
 def plain_tooltip(text: str) -> str:
-    """A tooltip that shows `text` literally, even if it looks like HTML ("" stays "": no tooltip)."""
-    return f"<p style='white-space:pre-wrap'>{escaped(text)}</p>" if text else ""
+    """A tooltip that shows `text` literally: unchanged unless Qt would take it for HTML."""
+    if not QtGui.Qt.mightBeRichText(text):
+        return text
+    return f"<p style='white-space:pre-wrap'>{escaped(text)}</p>"
