@@ -286,6 +286,21 @@ class Soak:
         from PySide6.QtTest import QTest
         QTest.keyClick(widget, key, modifiers if modifiers is not None else Qt.KeyboardModifier.NoModifier)
 
+    @staticmethod
+    def type_text(widget, text: str) -> None:
+        """Type `text` key by key; characters QTest cannot name (the Unicode minus) as key events with text."""
+        from PySide6.QtCore import QEvent, Qt
+        from PySide6.QtGui import QKeyEvent
+        from PySide6.QtTest import QTest
+        from PySide6.QtWidgets import QApplication
+        for char in text:
+            if char.isascii():
+                QTest.keyClicks(widget, char)
+            else:                 # QTest.keyClicks asserts (and aborts) on a character outside ASCII
+                for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                    QApplication.sendEvent(widget, QKeyEvent(kind, Qt.Key.Key_unknown, Qt.KeyboardModifier.NoModifier,
+                                                             char))
+
     def cell_text(self) -> str:
         roll = self.rng.random()
         if roll < 0.3:
@@ -303,7 +318,6 @@ class Soak:
     def act_type_cell(self) -> bool:
         from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
-        from PySide6.QtTest import QTest
         views = [v for v in self.widgets(QAbstractItemView)
                  if v.editTriggers() != QAbstractItemView.EditTrigger.NoEditTriggers and v.model() is not None
                  and v.model().rowCount() > 0 and v.model().columnCount() > 0]
@@ -329,7 +343,7 @@ class Soak:
         text = self.cell_text()
         self.detail = f"typing {text!r} into {view.objectName() or type(view).__name__}"
         self.announce()
-        QTest.keyClicks(editor, text)
+        self.type_text(editor, text)
         self.key(editor, self.rng.choice((Qt.Key.Key_Return, Qt.Key.Key_Return, Qt.Key.Key_Tab, Qt.Key.Key_Escape)))
         return True
 
@@ -377,7 +391,6 @@ class Soak:
 
     def act_spin(self) -> bool:
         from PySide6.QtCore import Qt
-        from PySide6.QtTest import QTest
         from PySide6.QtWidgets import QAbstractSpinBox
         spins = [s for s in self.widgets(QAbstractSpinBox) if not s.isReadOnly()]
         if not spins:
@@ -391,7 +404,7 @@ class Soak:
         text = self.cell_text() if self.rng.random() < 0.5 else str(self.rng.randint(-5, 300))
         self.detail = f"typing {text!r} into {spin.objectName() or type(spin).__name__}"
         self.announce()
-        QTest.keyClicks(spin, text)
+        self.type_text(spin, text)
         self.key(spin, Qt.Key.Key_Return)
         return True
 
