@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QDateTime, QEvent, QObject, QSettings, QStandardPaths, Signal
+from PySide6.QtCore import QCoreApplication, QDateTime, QEvent, QObject, QSettings, QStandardPaths, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
@@ -30,6 +30,7 @@ from core.resources import default_scenario, resource
 from app.lessons.controller import load_lesson_or_error
 from app.recovery import Autosave, Snapshot, apply_test_edits, find_recovered
 from app.session import Change, State
+from app.widgets.inert import plain_tooltip
 
 ORGANISATION, APPLICATION = "BlockLab", "Block Lab"
 RECENT_KEY = "files/recent"
@@ -95,6 +96,7 @@ def ask_unsaved(parent: QWidget, name: str, lesson: bool) -> Answer:
     """Save / Discard / Cancel, before unsaved work would be dropped."""
     box = QMessageBox(QMessageBox.Warning, _tr("Unsaved changes"), "", parent=parent)
     box.setObjectName("unsavedDialog")
+    box.setTextFormat(Qt.PlainText)                 # the name may come from a file: shown, never rendered
     if lesson:
         box.setText(_tr("Your edits in this lesson are not saved."))
         box.setInformativeText(_tr("Save this step's block as a file before going on?"))
@@ -123,6 +125,7 @@ def ask_restore(parent: QWidget, name: str, saved_at: float) -> bool:
     text, informative = restore_text(name, saved_at)
     box = QMessageBox(QMessageBox.Question, _tr("Restore unsaved work"), text, parent=parent)
     box.setObjectName("restoreDialog")
+    box.setTextFormat(Qt.PlainText)
     box.setInformativeText(informative)
     restore = box.addButton(_tr("Restore"), QMessageBox.AcceptRole)
     box.addButton(_tr("Discard"), QMessageBox.DestructiveRole)
@@ -149,6 +152,7 @@ def choose_save_path(parent: QWidget, suggestion: Path) -> Path | None:
 def warn(parent: QWidget, title: str, text: str) -> None:
     box = QMessageBox(QMessageBox.Warning, title, text, parent=parent)
     box.setObjectName("fileWarning")
+    box.setTextFormat(Qt.PlainText)                 # refusals quote the file
     box.exec()
 
 
@@ -581,7 +585,7 @@ class FileActions(QObject):
         for number, path in enumerate(paths, start=1):
             action = menu.addAction(f"&{number}  {path.name}")
             action.setObjectName(f"actionRecent{number}")
-            action.setToolTip(str(path))
+            action.setToolTip(plain_tooltip(str(path)))
             action.setStatusTip(str(path))
             action.triggered.connect(lambda _checked=False, p=path: self.document.open_recent(p))
         if not paths:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygo
 from app.explorer.dataflow_plan import EdgeSpec
 from app.explorer.dataflow_style import DIMMED, Geometry, Palette, centered_text, compact_number, place_text
 from app.widgets import style
+from app.widgets.inert import plain_tooltip
 from core.numbers import format_number
 
 
@@ -290,7 +291,7 @@ class TokenItem(Rounded):
         bold = QFont(self.geometry.token)
         bold.setBold(True)                    # the selected token is bold: fit that
         shown = QFontMetricsF(bold).elidedText(text, Qt.ElideRight, room)
-        self.setToolTip(text if shown != text else "")
+        self.setToolTip(plain_tooltip(text) if shown != text else "")
         self.text.setText(shown)
         place_text(self.text, self.rect())
 

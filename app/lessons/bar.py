@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBox
 from app.lessons.controller import LESSONS, LessonController
 from app.session import Change
 from app.widgets.appearance import appearance
+from app.widgets.inert import escaped
 from core.formats.lesson import list_lessons
 
 
@@ -63,10 +64,12 @@ class LessonBar(QWidget):
         self.caption.setObjectName("lessonCaption")
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.RichText)
-        self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)   # no link is followed, none opened
+        self.caption.setOpenExternalLinks(False)
         self.question = QLabel()
         self.question.setObjectName("lessonQuestion")
         self.question.setWordWrap(True)
+        self.question.setTextFormat(Qt.PlainText)      # lesson text is data: "<img …>" is shown, never loaded
         self.show_answer = QPushButton(self.tr("Show the answer"))
         self.show_answer.setObjectName("lessonShowAnswer")
         self.show_answer.setFocusPolicy(Qt.NoFocus)
@@ -74,6 +77,7 @@ class LessonBar(QWidget):
         self.answer = QLabel()
         self.answer.setObjectName("lessonAnswer")
         self.answer.setWordWrap(True)
+        self.answer.setTextFormat(Qt.PlainText)
 
         top = QHBoxLayout()
         self._top = top
@@ -225,4 +229,4 @@ class LessonBar(QWidget):
 
 
 def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escaped(text)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 
 from app.widgets import style  # noqa: F401  (row-major images before any plot exists)
+from app.widgets.inert import escaped
 from app.widgets.appearance import appearance
 from app.widgets.style import DIVERGING, minus_ticks
 
@@ -85,9 +86,10 @@ def wrapped(text: str, text_font: QFont, width: float) -> str:
     """`text` broken into lines (HTML <br>) so that each fits `width` pixels where it can: at
     spaces, between Chinese characters (never before closing punctuation), and inside a word
     too wide for a line after its dots or underscores. A part still wider than `width` keeps a
-    line of its own. Non-breaking spaces hold their neighbours together."""
+    line of its own. Non-breaking spaces hold their neighbours together. The text is data (a
+    token may read `<img src=…>`): each line is escaped, so the result shows exactly its characters."""
     if width <= 0 or advance(text_font, text) <= width:
-        return text
+        return escaped(text)
     lines, current = [], ""
     pieces = [part for piece in _PIECES.findall(text) for part in _split_wide(piece, text_font, width)]
     for piece in pieces:
@@ -99,7 +101,7 @@ def wrapped(text: str, text_font: QFont, width: float) -> str:
         else:
             current = candidate
     lines.append(current.rstrip(" "))
-    return "<br>".join(line.lstrip(" ") for line in lines)
+    return "<br>".join(escaped(line.lstrip(" ")) for line in lines)
 
 
 def dark() -> bool:

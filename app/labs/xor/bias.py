@@ -132,7 +132,7 @@ class XorBiasPart(QWidget):
                 if curve.name() != name:
                     curve.opts["name"] = name
                     self.bias_legend.removeItem(curve)
-                    self.bias_legend.addItem(curve, name)
+                    self.bias_legend.addItem(curve, esc(name))       # legends are HTML: a token is text
                 curve.show()
             else:
                 curve.hide()

@@ -1,0 +1,705 @@
+"""A GUI soak: the real main window through N random user actions, reproducible from a seed.
+
+    python tools/soak.py --actions 10000 --seed 1 [--all-files] [--offscreen]
+
+Every action goes through the widgets themselves, found generically in the current window (by
+type, visible and enabled), so a lab or panel added later is covered without a change here:
+typing into editable table cells (numbers and refused text such as `abc`, `nan`, `1e400`),
+dragging sliders, combo boxes and spin boxes by keys, tab clicks, clicks and wheel turns on
+every graphics view (the block's nodes and tokens, the plots, the labs), buttons, menu actions,
+lesson step keys (PageDown / PageUp), the interface zoom (Ctrl+= / Ctrl+-), undo / redo and
+File → Open on every shipped scenario and lesson. Modal dialogs never hang it: the file
+dialogs' static methods are replaced (they return shipped files, or files the soak exported
+into its own temporary folder, or "cancelled"), and a timer answers any message box or closes
+any dialog or popup menu that opens.
+
+Offscreen unless DISPLAY is set (then a real window, e.g. under Xvfb); `--offscreen` forces it.
+Settings, recovery slots, the log and saved files live in a temporary folder.
+
+It prints every exception's traceback (through sys.excepthook, which PySide6 calls for errors
+in slots and virtual methods), then figures, ending with machine-readable lines:
+
+    action_p50_ms=X  object_growth=N  exceptions=N  rss_growth_mb=X  action_p95_ms=X
+
+Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
+zoom, garbage collected): after the warm-up (the first 10 % of the actions) and at the end.
+An action's latency runs from the action until the window has delivered every paint it caused.
+The exit status is 1 if any exception was caught.
+"""
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import gc
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))          # soak this checkout, not an installed copy
+
+LARGE_SIDECAR = 1_000_000              # bytes: scenarios with a bigger .npz need --all-files
+
+REFUSED = ("abc", "nan", "NaN", "1e400", "-1e400", "inf", "-inf", "", "  ", "1,5", "0x10", "__import__('os')",
+           "{{1}}", "1e6 2", "--1", "1e", ".", "e5", "1e309")
+EXTREME = ("1e6", "-1e6", "1e-300", "-0", "0", "1e5", "−2.5", " 3 ", "999999", "1e-7")
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def percentile(samples: list[float], q: float) -> float:
+    if not samples:
+        return 0.0
+    ordered = sorted(samples)
+    position = (len(ordered) - 1) * q / 100.0
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def private_folders() -> Path:
+    """A temporary HOME / XDG folders: the soak never touches the user's settings or recovery slots."""
+    home = Path(tempfile.mkdtemp(prefix="blocklab-soak-"))
+    for name in ("config", "data", "cache", "Documents", "out"):
+        (home / name).mkdir()
+    (home / "config" / "user-dirs.dirs").write_text(f'XDG_DOCUMENTS_DIR="{home / "Documents"}"\n', encoding="utf-8")
+    os.environ["HOME"] = str(home)
+    os.environ["XDG_CONFIG_HOME"] = str(home / "config")
+    os.environ["XDG_DATA_HOME"] = str(home / "data")
+    os.environ["XDG_CACHE_HOME"] = str(home / "cache")
+    return home
+
+
+def shipped_files(all_files: bool) -> tuple[list[Path], list[Path]]:
+    """Every shipped scenario and lesson; large scenarios (a big .npz sidecar) only with all_files."""
+    from core.resources import lessons_dir, scenarios_dir
+    chosen, skipped = [], []
+    for path in sorted(scenarios_dir().glob("*.json")) + sorted(lessons_dir().glob("*.json")):
+        sidecar = path.with_suffix(".npz")
+        large = sidecar.exists() and sidecar.stat().st_size > LARGE_SIDECAR
+        (skipped if large and not all_files else chosen).append(path)
+    return chosen, skipped
+
+
+class Soak:
+    """The window, the random user, the dialog answerer and the measurements."""
+
+    def __init__(self, args, home: Path):
+        from PySide6.QtCore import QEvent, QObject, QTimer
+        from PySide6.QtWidgets import QFileDialog
+
+        from app.launch import build_window
+        from core.resources import default_scenario
+
+        self.args, self.home = args, home
+        self.rng = random.Random(args.seed)
+        self.dialog_rng = random.Random(args.seed + 1)
+        self.files, self.skipped = shipped_files(args.all_files)
+        self.written: list[Path] = []          # files the soak exported or saved (re-imported later)
+        self.opened: dict[str, int] = {}
+        self.exceptions: list[str] = []
+        self.warnings = 0
+        self.dialogs = 0
+        self.latency: dict[str, list[float]] = {}
+        self.counts: dict[str, int] = {}
+        self.answer = None                     # a forced answer for message boxes (checkpoints)
+        self.default = default_scenario()
+
+        sys.excepthook = self._exception
+        sys.unraisablehook = lambda hook: self._exception(hook.exc_type, hook.exc_value, hook.exc_traceback)
+        warnings.simplefilter("always")
+        warnings.showwarning = self._warning
+
+        from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+        self.qt_messages = 0
+
+        def qt_message(kind, _context, text):
+            if "propagateSizeHints" in text:       # the offscreen platform's, on every window resize
+                return
+            self.qt_messages += 1
+            if self.qt_messages <= 5 or kind in (QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg):
+                print(f"--- Qt message during action {self.done}: {text}", file=sys.stderr, flush=True)
+
+        self._qt_handler = qt_message
+        qInstallMessageHandler(qt_message)
+        self.app, self.window = build_window(self.default, args.lang)
+        self._patch_file_dialogs(QFileDialog)
+
+        paint = QEvent.Type.Paint
+
+        class PaintCounter(QObject):
+            count = 0
+
+            def eventFilter(self, _watched, event):  # noqa: N802 (Qt's name)
+                if event.type() == paint:
+                    PaintCounter.count += 1
+                return False
+
+        self.paints = PaintCounter(self.app)
+        self.paint_counter = PaintCounter
+        self.app.installEventFilter(self.paints)
+        self.closer = QTimer()
+        self.closer.setInterval(15)
+        self.closer.timeout.connect(self._close_dialogs)
+        self.closer.start()
+        self.window.resize(*args.size)
+        self.window.show()
+        self.window.activateWindow()
+        self.settle()
+
+    # --- what must never happen -----------------------------------------------------------------
+    def _exception(self, kind, value, trace) -> None:
+        text = "".join(traceback.format_exception(kind, value, trace))
+        self.exceptions.append(f"[action {self.done}] {text}")
+        print(f"--- exception during action {self.done} ({self.last_action})\n{text}", file=sys.stderr, flush=True)
+
+    def _warning(self, message, category, filename, lineno, file=None, line=None) -> None:
+        self.warnings += 1
+        if self.warnings <= 5:
+            print(f"--- warning during action {self.done}: {category.__name__}: {message} ({filename}:{lineno})",
+                  file=sys.stderr, flush=True)
+
+    done = 0
+    last_action = "start"
+    detail = ""
+
+    # --- dialogs --------------------------------------------------------------------------------
+    def _patch_file_dialogs(self, dialog) -> None:
+        soak = self
+
+        def open_name(*_args, **_kwargs):
+            soak.dialogs += 1
+            pool = soak.files + soak.written
+            if soak.dialog_rng.random() < 0.1:
+                return "", ""
+            return str(soak.dialog_rng.choice(pool)), ""
+
+        def save_name(_parent=None, _caption="", directory="", _filter="", *_args, **_kwargs):
+            soak.dialogs += 1
+            if soak.dialog_rng.random() < 0.1:
+                return "", ""
+            suffix = Path(str(directory)).suffix or ".json"
+            path = soak.home / "out" / f"soak-{len(soak.written) % 20}{suffix}"
+            if path not in soak.written:
+                soak.written.append(path)
+            return str(path), ""
+
+        dialog.getOpenFileName = staticmethod(open_name)
+        dialog.getSaveFileName = staticmethod(save_name)
+        dialog.getExistingDirectory = staticmethod(lambda *a, **k: str(soak.home / "out"))
+
+    def _close_dialogs(self) -> None:
+        """Answer what a modal loop is waiting for: a message box gets a random button (or the
+        forced answer), any other dialog is rejected, a popup menu is closed."""
+        from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
+
+        popup = QApplication.activePopupWidget()
+        if popup is not None:
+            popup.close()
+            return
+        for widget in QApplication.topLevelWidgets():
+            if not widget.isVisible() or widget is self.window:
+                continue
+            if isinstance(widget, QMessageBox):
+                self.dialogs += 1
+                buttons = widget.buttons()
+                wanted = [b for b in buttons if widget.buttonRole(b) == self.answer] if self.answer else []
+                button = wanted[0] if wanted else (self.dialog_rng.choice(buttons) if buttons else None)
+                if button is not None:
+                    button.click()
+                else:
+                    widget.reject()
+            elif isinstance(widget, QDialog):
+                self.dialogs += 1
+                widget.reject()
+
+    # --- waiting for the screen -----------------------------------------------------------------
+    def settle(self) -> float:
+        """Deliver events until a pass paints nothing; the time of the last pass that painted."""
+        start = time.perf_counter()
+        last = None
+        quiet = 0
+        for _ in range(50):
+            before = self.paint_counter.count
+            self.app.processEvents()
+            if self.paint_counter.count != before:
+                last, quiet = time.perf_counter(), 0
+            else:
+                quiet += 1
+                if quiet >= 2:
+                    break
+        return (last if last is not None else time.perf_counter()) - start
+
+    # --- finding widgets ------------------------------------------------------------------------
+    def widgets(self, kind) -> list:
+        window = self.window
+        return [w for w in window.findChildren(kind)
+                if w.isVisible() and w.isEnabled() and w.window() is window and w.width() > 2 and w.height() > 2]
+
+    def focus_target(self):
+        from PySide6.QtWidgets import QApplication
+        focus = QApplication.focusWidget()
+        return focus if focus is not None and focus.window() is self.window else self.window
+
+    # --- low-level input ------------------------------------------------------------------------
+    @staticmethod
+    def mouse(widget, kind, pos, button, buttons, modifiers=None) -> None:
+        from PySide6.QtCore import QPointF, Qt
+        from PySide6.QtGui import QMouseEvent
+        local = QPointF(pos)
+        event = QMouseEvent(kind, local, QPointF(widget.mapToGlobal(pos)), button, buttons,
+                            modifiers if modifiers is not None else Qt.KeyboardModifier.NoModifier)
+        from PySide6.QtWidgets import QApplication
+        QApplication.sendEvent(widget, event)
+
+    def click(self, widget, pos, double: bool = False) -> None:
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+        if double:
+            QTest.mouseDClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
+        else:
+            QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos)
+
+    def wheel_at(self, widget, pos, steps: int, ctrl: bool) -> None:
+        from PySide6.QtCore import QPoint, QPointF, Qt
+        from PySide6.QtGui import QWheelEvent
+        from PySide6.QtWidgets import QApplication
+        modifiers = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+        event = QWheelEvent(QPointF(pos), QPointF(widget.mapToGlobal(pos)), QPoint(), QPoint(0, 120 * steps),
+                            Qt.MouseButton.NoButton, modifiers, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(widget, event)
+
+    def key(self, widget, key, modifiers=None) -> None:
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+        QTest.keyClick(widget, key, modifiers if modifiers is not None else Qt.KeyboardModifier.NoModifier)
+
+    @staticmethod
+    def type_text(widget, text: str) -> None:
+        """Type `text` key by key; characters QTest cannot name (the Unicode minus) as key events with text."""
+        from PySide6.QtCore import QEvent, Qt
+        from PySide6.QtGui import QKeyEvent
+        from PySide6.QtTest import QTest
+        from PySide6.QtWidgets import QApplication
+        for char in text:
+            if char.isascii():
+                QTest.keyClicks(widget, char)
+            else:                 # QTest.keyClicks asserts (and aborts) on a character outside ASCII
+                for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                    QApplication.sendEvent(widget, QKeyEvent(kind, Qt.Key.Key_unknown, Qt.KeyboardModifier.NoModifier,
+                                                             char))
+
+    def cell_text(self) -> str:
+        roll = self.rng.random()
+        if roll < 0.3:
+            return self.rng.choice(REFUSED)
+        if roll < 0.45:
+            return self.rng.choice(EXTREME)
+        return f"{self.rng.uniform(-3, 3):.{self.rng.randint(0, 4)}f}"
+
+    def announce(self) -> None:
+        """With --trace: say what is about to be typed (an abort inside Qt leaves no other trace)."""
+        if self.args.trace:
+            print(f"{self.done} {self.last_action} {self.detail} ...", file=sys.stderr, flush=True)
+
+    # --- the actions ----------------------------------------------------------------------------
+    def act_type_cell(self) -> bool:
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
+        views = [v for v in self.widgets(QAbstractItemView)
+                 if v.editTriggers() != QAbstractItemView.EditTrigger.NoEditTriggers and v.model() is not None
+                 and v.model().rowCount() > 0 and v.model().columnCount() > 0]
+        if not views:
+            return False
+        view = self.rng.choice(views)
+        model = view.model()
+        index = model.index(self.rng.randrange(model.rowCount()), self.rng.randrange(model.columnCount()))
+        if not model.flags(index) & Qt.ItemFlag.ItemIsEditable:
+            return False
+        view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        rect = view.visualRect(index)
+        if rect.isEmpty():
+            return False
+        self.click(view.viewport(), rect.center(), double=True)
+        editor = QApplication.focusWidget()
+        if not isinstance(editor, QLineEdit) or not view.isAncestorOf(editor):
+            editors = [e for e in view.findChildren(QLineEdit) if e.isVisible()]
+            if not editors:
+                return True                       # the double click itself was the action
+            editor = editors[0]
+        editor.selectAll()
+        text = self.cell_text()
+        self.detail = f"typing {text!r} into {view.objectName() or type(view).__name__}"
+        self.announce()
+        self.type_text(editor, text)
+        self.key(editor, self.rng.choice((Qt.Key.Key_Return, Qt.Key.Key_Return, Qt.Key.Key_Tab, Qt.Key.Key_Escape)))
+        return True
+
+    def act_slider(self) -> bool:
+        from PySide6.QtCore import QEvent, QPoint, Qt
+        from PySide6.QtWidgets import QAbstractSlider, QSlider, QStyle, QStyleOptionSlider
+        sliders = self.widgets(QSlider) if self.rng.random() < 0.85 else self.widgets(QAbstractSlider)
+        if not sliders:
+            return False
+        slider = self.rng.choice(sliders)
+        if self.rng.random() < 0.3:               # keys: arrows, PageUp/Down, Home/End
+            for _ in range(self.rng.randint(1, 4)):
+                self.key(slider, self.rng.choice((Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_Left, Qt.Key.Key_Right,
+                                                  Qt.Key.Key_Home, Qt.Key.Key_End)))
+            return True
+        option = QStyleOptionSlider()
+        slider.initStyleOption(option)
+        handle = slider.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                               QStyle.SubControl.SC_SliderHandle, slider)
+        start = handle.center() if handle.isValid() else slider.rect().center()
+        left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+        self.mouse(slider, QEvent.Type.MouseButtonPress, start, left, left)
+        position = QPoint(start)
+        for _ in range(self.rng.randint(2, 8)):
+            if slider.orientation() == Qt.Orientation.Horizontal:
+                position = QPoint(self.rng.randint(-10, slider.width() + 10), start.y())
+            else:
+                position = QPoint(start.x(), self.rng.randint(-10, slider.height() + 10))
+            self.mouse(slider, QEvent.Type.MouseMove, position, none, left)
+            self.app.processEvents()
+        self.mouse(slider, QEvent.Type.MouseButtonRelease, position, left, none)
+        return True
+
+    def act_combo(self) -> bool:
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QComboBox
+        combos = [c for c in self.widgets(QComboBox) if c.count() > 1]
+        if not combos:
+            return False
+        combo = self.rng.choice(combos)
+        keys = (Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_Home, Qt.Key.Key_End)
+        for _ in range(self.rng.randint(1, 3)):
+            self.key(combo, self.rng.choice(keys))
+        return True
+
+    def act_spin(self) -> bool:
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QAbstractSpinBox
+        spins = [s for s in self.widgets(QAbstractSpinBox) if not s.isReadOnly()]
+        if not spins:
+            return False
+        spin = self.rng.choice(spins)
+        if self.rng.random() < 0.6:
+            for _ in range(self.rng.randint(1, 5)):
+                self.key(spin, self.rng.choice((Qt.Key.Key_Up, Qt.Key.Key_Down)))
+            return True
+        self.key(spin, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        text = self.cell_text() if self.rng.random() < 0.5 else str(self.rng.randint(-5, 300))
+        self.detail = f"typing {text!r} into {spin.objectName() or type(spin).__name__}"
+        self.announce()
+        self.type_text(spin, text)
+        self.key(spin, Qt.Key.Key_Return)
+        return True
+
+    def act_step_key(self) -> bool:
+        from PySide6.QtCore import Qt
+        key = Qt.Key.Key_PageDown if self.rng.random() < 0.6 else Qt.Key.Key_PageUp
+        self.key(self.focus_target(), key)
+        return True
+
+    def act_tab(self) -> bool:
+        from PySide6.QtWidgets import QTabBar
+        bars = [b for b in self.widgets(QTabBar) if b.count() > 1]
+        if not bars:
+            return False
+        bar = self.rng.choice(bars)
+        tab = self.rng.randrange(bar.count())
+        rect = bar.tabRect(tab)
+        if rect.isEmpty():
+            return False
+        self.click(bar, rect.center())
+        return True
+
+    def _graphics_item_point(self, view):
+        """A point of the viewport on a random visible item of the view's scene (nodes, tokens, plot items)."""
+        viewport = view.viewport()
+        items = [item for item in view.items(viewport.rect()) if item.isVisible()]
+        if not items:
+            return None
+        item = self.rng.choice(items)
+        rect = item.sceneBoundingRect()
+        point = view.mapFromScene(rect.center())
+        if not viewport.rect().contains(point):
+            return None
+        return point
+
+    def act_graphics_click(self) -> bool:
+        from PySide6.QtWidgets import QGraphicsView
+        views = self.widgets(QGraphicsView)
+        if not views:
+            return False
+        view = self.rng.choice(views)
+        point = None
+        names = getattr(view, "node_names", None)
+        if callable(names) and self.rng.random() < 0.7:     # the block diagram: a node or a token
+            point = self._dataflow_point(view)
+        if point is None:
+            point = self._graphics_item_point(view)
+        if point is None:
+            return False
+        self.click(view.viewport(), point, double=self.rng.random() < 0.1)
+        return True
+
+    def _dataflow_point(self, view):
+        try:
+            if self.rng.random() < 0.3 and hasattr(view, "token_rect"):
+                tokens = len(getattr(getattr(view, "session", None), "tokens", ()))
+                if not tokens:
+                    return None
+                rect = view.token_rect(self.rng.randrange(tokens))
+            else:
+                names = view.node_names()
+                if not names:
+                    return None
+                rect = view.node_rect(self.rng.choice(names))
+        except (IndexError, KeyError, ValueError, StopIteration):    # a token scrolled out of the diagram
+            return None
+        if rect is None or rect.isEmpty():
+            return None
+        point = view.mapFromScene(rect.center())
+        return point if view.viewport().rect().contains(point) else None
+
+    def act_wheel(self) -> bool:
+        from PySide6.QtWidgets import QAbstractScrollArea
+        areas = self.widgets(QAbstractScrollArea)
+        if not areas:
+            return False
+        area = self.rng.choice(areas)
+        viewport = area.viewport()
+        point = viewport.rect().center()
+        self.wheel_at(viewport, point, self.rng.choice((-2, -1, 1, 2)), ctrl=self.rng.random() < 0.3)
+        return True
+
+    def act_button(self) -> bool:
+        from PySide6.QtWidgets import QAbstractButton
+        buttons = self.widgets(QAbstractButton)
+        if not buttons:
+            return False
+        button = self.rng.choice(buttons)
+        self.click(button, button.rect().center())
+        return True
+
+    def act_menu(self) -> bool:
+        """A menu item, as chosen from the menu bar (not Quit: the soak keeps the window)."""
+        from PySide6.QtGui import QAction
+        actions = []
+        for menu_action in self.window.menuBar().actions():
+            menu = menu_action.menu()
+            if menu is None:
+                continue
+            stack = [menu]
+            while stack:
+                current = stack.pop()
+                for action in current.actions():
+                    if action.menu() is not None:
+                        stack.append(action.menu())
+                    elif isinstance(action, QAction) and action.isEnabled() and not action.isSeparator() \
+                            and action.objectName() not in ("actionQuit",):
+                        actions.append(action)
+        if not actions:
+            return False
+        self.rng.choice(actions).trigger()
+        return True
+
+    def act_zoom(self) -> bool:
+        from PySide6.QtCore import Qt
+        ctrl = Qt.KeyboardModifier.ControlModifier
+        key = self.rng.choice((Qt.Key.Key_Equal, Qt.Key.Key_Equal, Qt.Key.Key_Minus, Qt.Key.Key_Minus, Qt.Key.Key_0))
+        self.key(self.window, key, ctrl)
+        return True
+
+    def act_undo_redo(self) -> bool:
+        from PySide6.QtCore import Qt
+        ctrl = Qt.KeyboardModifier.ControlModifier
+        if self.rng.random() < 0.6:
+            self.key(self.window, Qt.Key.Key_Z, ctrl)
+        else:
+            self.key(self.window, Qt.Key.Key_Z, ctrl | Qt.KeyboardModifier.ShiftModifier)
+        return True
+
+    def act_open(self) -> bool:
+        """File → Open on the next shipped file (in turn, so every one is opened)."""
+        from PySide6.QtGui import QAction
+        from PySide6.QtWidgets import QFileDialog
+        path = self.files[self.counts.get("open", 0) % len(self.files)]
+        original = QFileDialog.getOpenFileName
+        QFileDialog.getOpenFileName = staticmethod(lambda *a, **k: (str(path), ""))
+        try:
+            self.window.findChild(QAction, "actionOpen").trigger()
+        finally:
+            QFileDialog.getOpenFileName = original
+        self.opened[path.name] = self.opened.get(path.name, 0) + 1
+        return True
+
+    ACTIONS = (("type_cell", 16), ("slider", 8), ("combo", 8), ("spin", 7), ("step_key", 8), ("tab", 6),
+               ("graphics_click", 12), ("wheel", 4), ("button", 9), ("menu", 4), ("zoom", 4),
+               ("undo_redo", 8), ("open", 3))
+
+    def one_action(self) -> None:
+        names = [name for name, _ in self.ACTIONS]
+        weights = [weight for _, weight in self.ACTIONS]
+        for _ in range(10):
+            name = self.rng.choices(names, weights)[0]
+            self.last_action = name
+            self.detail = ""
+            start = time.perf_counter()
+            if getattr(self, f"act_{name}")():
+                elapsed = (time.perf_counter() - start) + self.settle()
+                self.latency.setdefault(name, []).append(elapsed * 1000.0)
+                self.counts[name] = self.counts.get(name, 0) + 1
+                return
+        self.settle()
+
+    # --- checkpoints ----------------------------------------------------------------------------
+    def tour(self) -> None:
+        """Before the warm-up: build what is built once, on first use (every file, every lesson step
+        and its lab panel, every zoom level, theme and presentation mode), so that memory measured
+        later is growth, not first use."""
+        from PySide6.QtGui import QAction
+        from PySide6.QtWidgets import QMessageBox
+        window = self.window
+        self.answer = QMessageBox.ButtonRole.DestructiveRole
+        try:
+            for path in self.files:
+                window.open_file(path)
+                self.settle()
+                if window.lessons.lesson is not None:
+                    for _ in range(len(window.lessons.lesson) - 1):
+                        window.lessons.next()
+                        self.settle()
+            for name in ("actionInterfaceZoomIn",) * 7 + ("actionInterfaceZoomReset", "actionPresent",
+                                                          "actionLeavePresentation"):
+                window.findChild(QAction, name).trigger()
+                self.settle()
+            for action in window.presentation.theme_actions.values():
+                action.trigger()
+                self.settle()
+            window.presentation.theme_actions["system"].trigger()
+        finally:
+            self.answer = None
+
+    def checkpoint(self) -> tuple[float, int]:
+        """The same state each time (the default block, no lesson, 100 %), then memory."""
+        from PySide6.QtCore import QCoreApplication, QEvent
+        from PySide6.QtWidgets import QMessageBox
+
+        from app.widgets.appearance import appearance
+        window = self.window
+        self.answer = QMessageBox.ButtonRole.DestructiveRole       # "Discard" when asked about unsaved work
+        try:
+            if window.presentation.active:
+                window.presentation.leave()
+            window.lessons.close()
+            window.open_file(self.default)
+            appearance().reset()
+            window.resize(*self.args.size)
+            self.settle()
+        finally:
+            self.answer = None
+        for _ in range(3):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            self.app.processEvents()
+            gc.collect()
+        return rss_mb(), len(gc.get_objects())
+
+    def run(self) -> int:
+        actions = self.args.actions
+        warm = max(1, actions // 10)
+        faulthandler.enable()
+        baseline = None
+        began = time.perf_counter()
+        self.tour()
+        for number in range(actions):
+            self.done = number
+            faulthandler.dump_traceback_later(self.args.hang_seconds, exit=True)
+            if number == warm:
+                baseline = self.checkpoint()
+            self.one_action()
+            if self.args.trace:
+                print(f"{number} {self.last_action} {self.detail}", file=sys.stderr, flush=True)
+            if self.args.progress and number and number % self.args.progress == 0:
+                print(f"... {number} actions, {time.perf_counter() - began:.0f} s, rss {rss_mb():.1f} MB, "
+                      f"exceptions {len(self.exceptions)}", flush=True)
+        self.done = actions
+        if baseline is None:
+            baseline = self.checkpoint()
+        final = self.checkpoint()
+        faulthandler.cancel_dump_traceback_later()
+        seconds = time.perf_counter() - began
+        self.report(baseline, final, seconds, warm)
+        self.window.close()
+        self.settle()
+        return 1 if self.exceptions else 0
+
+    def report(self, baseline, final, seconds: float, warm: int) -> None:
+        every = [ms for samples in self.latency.values() for ms in samples]
+        print(f"soak: {self.args.actions} actions, seed {self.args.seed}, window {self.args.size[0]}x{self.args.size[1]}, "
+              f"platform {self.app.platformName()}, {seconds:.1f} s")
+        print(f"files opened: {', '.join(f'{name} x{count}' for name, count in sorted(self.opened.items())) or 'none'}")
+        if self.skipped:
+            print(f"files left out (large; --all-files opens them): {', '.join(p.name for p in self.skipped)}")
+        print(f"dialogs answered: {self.dialogs}; python warnings: {self.warnings}; Qt messages: {self.qt_messages}")
+        print("action          count   p50 ms   p95 ms   max ms")
+        for name, _ in self.ACTIONS:
+            samples = self.latency.get(name, [])
+            if samples:
+                print(f"{name:<14} {len(samples):>6} {percentile(samples, 50):>8.1f} {percentile(samples, 95):>8.1f} "
+                      f"{max(samples):>8.1f}")
+        print(f"memory after warm-up ({warm} actions): rss {baseline[0]:.1f} MB, {baseline[1]} objects; "
+              f"at the end: rss {final[0]:.1f} MB, {final[1]} objects")
+        for text in self.exceptions:
+            print(text)
+        print(f"action_p50_ms={percentile(every, 50):.2f}")
+        print(f"object_growth={final[1] - baseline[1]}")
+        print(f"exceptions={len(self.exceptions)}")
+        print(f"rss_growth_mb={final[0] - baseline[0]:.1f}")
+        print(f"action_p95_ms={percentile(every, 95):.2f}")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    width, height = text.lower().split("x")
+    return int(width), int(height)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--actions", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", type=parse_size, default=(1280, 800), help="window size, e.g. 1024x768")
+    parser.add_argument("--lang", default="en", choices=("en", "zh"))
+    parser.add_argument("--all-files", action="store_true",
+                        help="also open the large shipped scenarios (gpt2-small-shape: ~30 s and ~800 MB each time)")
+    parser.add_argument("--offscreen", action="store_true", help="offscreen even when DISPLAY is set")
+    parser.add_argument("--trace", action="store_true", help="print each action (and what was typed) to stderr")
+    parser.add_argument("--progress", type=int, default=0, help="print a line every N actions")
+    parser.add_argument("--hang-seconds", type=int, default=300,
+                        help="an action taking longer than this dumps every thread's stack and exits")
+    args = parser.parse_args(argv)
+    if args.offscreen or not os.environ.get("DISPLAY"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    home = private_folders()
+    try:
+        return Soak(args, home).run()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
