@@ -3,6 +3,18 @@ import pytest
 from tests.app.helpers import FakeClock, make_session
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_settings(tmp_path_factory):
+    """QSettings (the start card's "don't show again", …) live in a temporary folder during the
+    tests: never read from nor written to the user's own settings."""
+    from PySide6.QtCore import QSettings
+    folder = tmp_path_factory.mktemp("settings")
+    for kind in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(kind, QSettings.Scope.UserScope, str(folder / "user"))
+        QSettings.setPath(kind, QSettings.Scope.SystemScope, str(folder / "system"))
+    return folder
+
+
 @pytest.fixture(autouse=True)
 def english_after_each_test():
     """A test that switches to Chinese must not leave the translator installed for the next."""
