@@ -45,6 +45,15 @@ def test_a_separator_translation_is_chinese_too():
     assert rule.problems("、") == []
 
 
+def test_a_translation_without_a_han_character_is_still_chinese():
+    """A formula line in the zh file is shown in the Chinese window: its prose marks are full-width."""
+    assert rule.problems("<b>%1</b>: p = %2, n = %3") == []                  # as English, fine
+    assert rule.fix("<b>%1</b>:p = %2,n = %3", chinese=True) == "<b>%1</b>：p = %2，n = %3"
+    assert rule.fix("ŷ > 0.5?", chinese=True) == "ŷ > 0.5？"
+    assert rule.problems("FFN(x) = max(0, x·W₁ + b₁)", chinese=True) == []
+    assert rule.problems("神经元 %1:%2", chinese=True)                          # a placeholder is no digit
+
+
 def test_every_chinese_text_shipped_uses_full_width_punctuation():
     """The zh translations, the lessons' zh texts and the scenarios' zh titles."""
     problems = rule.check_files()

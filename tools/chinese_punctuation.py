@@ -21,7 +21,9 @@ inside formulas, numbers, hook names and code. Precisely, in a Chinese string:
   numbers (a point, as the seeds write it: "好吃(1, 0)") or a menu mnemonic ("文件(&F)", the form
   Qt strips where menus have no mnemonics). An opened parenthesis closes with its own kind.
 
-A translation with no letter at all (a separator such as "; " → "；") is Chinese text too.
+Every translation in resources/i18n/zh/ is Chinese text, even one without a Han character
+(a separator such as "; " → "；", or a formula line: "<b>%1</b>：p = %2，n = %3"): what it holds
+is shown in the Chinese window.
 
 The files checked: the zh translations (resources/i18n/zh/*.json, the translations only) and
 the "zh" texts of the lessons and scenario titles (resources/lessons/*.json,
@@ -44,7 +46,7 @@ RESOURCES = ROOT / "resources"
 FULL_WIDTH = {",": "，", ".": "。", ":": "：", ";": "；", "?": "？", "!": "！", "(": "（", ")": "）"}
 SENTENCE_END = ".?!"
 TRANSPARENT = " \u00a0“”‘’\"'"            # skipped when looking for a neighbour
-NUMBERS = re.compile(r"[\d\s.,−\-+]*")      # "1, 0", "0.5, −1": a point, not an aside
+NUMBERS = re.compile(r"[\d\s.,−\-+#]*")      # "1, 0", "0.5, −1": a point, not an aside
 MNEMONIC = re.compile(r"&\w")
 PLACEHOLDER = re.compile(r"%\d|\{[^{}]*\}")
 
@@ -99,11 +101,12 @@ def _pairs(text: str) -> tuple[list[tuple[int, int]], list[int]]:
     return pairs, wrong
 
 
-def _wrong_marks(text: str) -> list[int]:
-    """Positions of half-width marks that should be full-width."""
-    if not any(is_chinese(c) for c in text) and not is_separator(text):
+def _wrong_marks(text: str, chinese: bool = False) -> list[int]:
+    """Positions of half-width marks that should be full-width (`chinese`: the text is Chinese
+    even without a Chinese character in it)."""
+    if not chinese and not any(is_chinese(c) for c in text) and not is_separator(text):
         return []
-    masked = PLACEHOLDER.sub(lambda m: "0" * len(m.group(0)), text)    # a placeholder is a value
+    masked = PLACEHOLDER.sub(lambda m: "#" * len(m.group(0)), text)    # a placeholder is a value
     pairs, wrong = _pairs(masked)
     found = set()
     for index, char in enumerate(masked):
@@ -140,24 +143,24 @@ def _wrong_marks(text: str) -> list[int]:
     return sorted(found)
 
 
-def problems(text: str) -> list[str]:
+def problems(text: str, chinese: bool = False) -> list[str]:
     """Each wrong mark with a little context: '好吃[,] 不好吃'."""
-    return [f"{text[max(0, i - 8):i]}[{text[i]}]{text[i + 1:i + 9]}" for i in _wrong_marks(text)]
+    return [f"{text[max(0, i - 8):i]}[{text[i]}]{text[i + 1:i + 9]}" for i in _wrong_marks(text, chinese)]
 
 
-def fix(text: str) -> str:
+def fix(text: str, chinese: bool = False) -> str:
     """`text` with every wrong mark made full-width (and the spaces around it dropped), until
     nothing is left to fix (a mark beside a parenthesis just made full-width is next)."""
     for _ in range(8):
-        fixed = _fix_once(text)
+        fixed = _fix_once(text, chinese)
         if fixed == text:
             return text
         text = fixed
     return text
 
 
-def _fix_once(text: str) -> str:
-    marks = set(_wrong_marks(text))
+def _fix_once(text: str, chinese: bool) -> str:
+    marks = set(_wrong_marks(text, chinese))
     if not marks:
         return text
     out: list[str] = []
@@ -178,6 +181,11 @@ def _fix_once(text: str) -> str:
 
 
 # --- the files -----------------------------------------------------------------------------------
+def is_translation_file(path: Path) -> bool:
+    """One of Block Lab's zh translation files (qt.json holds Qt's own texts, as Qt writes them)."""
+    return path.parent.name == "zh" and path.parent.parent.name == "i18n" and path.name != "qt.json"
+
+
 def chinese_texts(path: Path, document) -> list[tuple[list, str]]:
     """(where, text) of every Chinese text in a resource file: a translation, or a "zh" value."""
     found = []
@@ -218,7 +226,7 @@ def check_files() -> list[str]:
     lines = []
     for path in resource_files():
         for where, text in chinese_texts(path, _load(path)):
-            for problem in problems(text):
+            for problem in problems(text, is_translation_file(path)):
                 lines.append(f"{path.relative_to(ROOT)}: {' / '.join(map(str, where))}: {problem}")
     return lines
 
@@ -239,16 +247,20 @@ def fix_files() -> list[Path]:
             continue
         raw = path.read_text(encoding="utf-8")
         document = json.loads(raw)
-        edits = [(where, fix(text)) for where, text in chinese_texts(path, document) if fix(text) != text]
+        chinese = is_translation_file(path)
+        edits = [(where, fix(text, chinese)) for where, text in chinese_texts(path, document)
+                 if fix(text, chinese) != text]
         if not edits:
             continue
         for where, text in edits:
-            old = json.dumps(_get(document, where), ensure_ascii=False)
-            new = json.dumps(text, ensure_ascii=False)
-            raw = raw.replace(old, new, 1) if old in raw else raw
+            key = json.dumps(where[-1], ensure_ascii=False)          # "source": "translation", "zh": "…"
+            old = f"{key}: {json.dumps(_get(document, where), ensure_ascii=False)}"
+            new = f"{key}: {json.dumps(text, ensure_ascii=False)}"
+            raw = raw.replace(old, new, 1)
             _set(document, where, text)
         if json.loads(raw) != document:            # a text written differently: rewrite the whole file
-            raw = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+            indent = re.search(r"\n( +)\S", raw)
+            raw = json.dumps(document, ensure_ascii=False, indent=len(indent.group(1)) if indent else 1) + "\n"
         path.write_text(raw, encoding="utf-8")
         changed.append(path)
     return changed

@@ -203,6 +203,7 @@ def test_no_text_is_cut_off_in_the_two_neuron_lab(blocklab_open, language, size)
             QApplication.processEvents()
         table = lab.find(QTableWidget, "xorTable")
         assert _cells_that_do_not_fit(table) == [], (language, size, step + 1)
+        assert window.width() == size[0], "the lab made the window wider than the screen"
     neurons = window.labs["xor"].part("neurons")
     for plot, labels in zip(neurons.map_plots, neurons.map_labels):
         view = plot.getViewBox().sceneBoundingRect()

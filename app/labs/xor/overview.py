@@ -59,6 +59,9 @@ class XorOverview(QWidget):
         self.activation_combo = QComboBox()
         self.activation_combo.setObjectName("xorActivation")
         self.activation_combo.setFont(font(TEXT_PT))
+        # the closed box may be narrower than its longest choice: the table beside it keeps its room
+        self.activation_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.activation_combo.setMinimumContentsLength(8)
         for name in ACTIVATIONS:
             self.activation_combo.addItem("", name)
         self.activation_combo.currentIndexChanged.connect(self._activation_picked)

@@ -1,8 +1,8 @@
 """The lab's data table: sentence, p, n, target y, ŷ, verdict.
 
-Every column is as wide as its widest text (header included) and the table never gets narrower
-than all of them together, so no sentence, gloss or value is cut at any window size; extra
-width goes to the last column."""
+Every column is as wide as its widest text (header included) and the table exactly as wide as
+its columns, so no sentence, gloss or value is cut at any window size; the space left over goes
+to the box beside the table."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -32,8 +32,7 @@ class XorTable(QTableWidget):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def set_rows(self, count: int) -> None:
         if self.rowCount() == count:
@@ -57,13 +56,13 @@ class XorTable(QTableWidget):
         self.setFixedHeight(header + row_height * self.rowCount() + 2 * self.frameWidth())
 
     def fit_width(self) -> None:
-        """At least as wide as every column's widest text: the layout may not squeeze it further."""
+        """As wide as its columns, each as wide as its widest text: never squeezed, never padded."""
         header = self.horizontalHeader()
         needed = sum(max(header.sectionSizeHint(c), self.sizeHintForColumn(c))
                      for c in range(self.columnCount()) if not self.isColumnHidden(c))
-        width = needed + 2 * self.frameWidth() + 2
-        if self.minimumWidth() != width:
-            self.setMinimumWidth(width)
+        width = needed + 2 * self.frameWidth()
+        if self.width() != width or self.minimumWidth() != width:
+            self.setFixedWidth(width)
 
     def put(self, row: int, column: int, text: str, colour: str | None = None, tip: str = "") -> None:
         item = self.item(row, column)
