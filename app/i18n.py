@@ -117,12 +117,14 @@ class Catalog(QTranslator):
 _catalog: Catalog | None = None
 
 
-def catalog() -> Catalog:
-    """The one catalog, installed on the application the first time it is asked for."""
+def catalog(language: str = "en") -> Catalog:
+    """The one catalog, installed on the application the first time it is asked for (in
+    `language`; installing it is itself the one LanguageChange)."""
     global _catalog
     app = QCoreApplication.instance()
     if _catalog is None or _catalog.parent() is not app:
         _catalog = Catalog(app)
+        _catalog.load_language(language)
         app.installTranslator(_catalog)
     return _catalog
 
@@ -133,7 +135,7 @@ def install(language: str | None) -> str:
     language = language or system_language()
     if language not in LANGUAGES:
         raise ValueError(f"language: expected one of {', '.join(LANGUAGES)}, got {language!r}")
-    current = catalog()
+    current = catalog(language)
     if current.code != language:
         current.load_language(language)
         QCoreApplication.sendEvent(QCoreApplication.instance(), QEvent(QEvent.Type.LanguageChange))
