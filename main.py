@@ -21,9 +21,13 @@ commands:
   open FILE              open the GUI on a scenario or lesson file
   trace FILE [--out F]   headless: run the block and print every hook as JSON
   screenshot OUT.png [FILE] [--size WxH] [--lang zh|en] [--lesson ID --step K]
+                         [--present] [--zoom PERCENT]
                          render the window offscreen to a PNG
 For open and screenshot, FILE may be a scenario (resources/scenarios/*.json) or a lesson
 (resources/lessons/*.json); trace takes a scenario.
+--present starts in presentation mode (full screen; F5 or Esc leaves it; a screenshot shows
+it at --size, as a projector of that size would); --zoom PERCENT sets the interface zoom
+from 100 to 250 for this run (the GUI otherwise remembers the last one, Ctrl+= / Ctrl+- / Ctrl+0).
 """
 
 TRACE_HELP = """\
@@ -48,16 +52,41 @@ def _size(text: str) -> tuple[int, int]:
     return width, height
 
 
+def _zoom(text: str) -> int:
+    try:
+        percent = int(text.strip().rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage from 100 to 250 such as 150, got {text!r}") from None
+    if not 100 <= percent <= 250:
+        raise argparse.ArgumentTypeError(f"expected a percentage from 100 to 250, got {text}")
+    return percent
+
+
+def _display_options(parser: argparse.ArgumentParser, top: bool = False, screenshot: bool = False) -> None:
+    """--present and --zoom, for the GUI and for screenshots. Below the top parser their default
+    is SUPPRESS, so that a command's option never overwrites the same option given before it."""
+    present_help = ("render presentation mode (large text, the editing panels hidden)" if screenshot
+                    else "start in presentation mode: full screen, large text, the editing panels hidden (Esc leaves)")
+    zoom_help = ("interface zoom in percent, 100 to 250 (default 100)" if screenshot
+                 else "interface zoom in percent, 100 to 250 (default: the last one chosen in the GUI)")
+    parser.add_argument("--present", action="store_true", help=present_help,
+                        default=False if top else argparse.SUPPRESS)
+    parser.add_argument("--zoom", type=_zoom, metavar="PERCENT", help=zoom_help,
+                        default=None if top else argparse.SUPPRESS)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="blocklab", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lang", choices=("zh", "en"), default=None,
                         help="language of the interface (default: Chinese if the system's language is Chinese, else English)")
+    _display_options(parser, top=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     open_cmd = commands.add_parser("open", help="open the GUI on a scenario or lesson file")
     open_cmd.add_argument("file", type=Path, help="a scenario or a lesson (.json)")
     open_cmd.add_argument("--lang", choices=("zh", "en"), default=argparse.SUPPRESS)
+    _display_options(open_cmd)
 
     trace_cmd = commands.add_parser("trace", help="print every intermediate as JSON (headless)",
                                     description=TRACE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -72,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--lang", choices=("zh", "en"), default=argparse.SUPPRESS)
     shot.add_argument("--lesson", metavar="ID", help="a shipped lesson's id, e.g. r45-ffn-residual-norm")
     shot.add_argument("--step", metavar="K", help="the lesson step: 1-based number or step id (default 1)")
+    _display_options(shot, screenshot=True)
     return parser
 
 
@@ -106,9 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     from core.resources import default_scenario
 
     if args.command == "screenshot":
-        return run_screenshot(args.out, args.file or default_scenario(), args.size, args.lang, args.lesson, args.step)
+        return run_screenshot(args.out, args.file or default_scenario(), args.size, args.lang, args.lesson, args.step,
+                              present=args.present, zoom=args.zoom)
     file = args.file if args.command == "open" else default_scenario()
-    return run_gui(file, args.lang)
+    return run_gui(file, args.lang, present=args.present, zoom=args.zoom)
 
 
 if __name__ == "__main__":

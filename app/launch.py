@@ -18,6 +18,8 @@ def _application(language: str | None):
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Block Lab")
+    app.setOrganizationName("BlockLab")
+    app.setStyle("Fusion")       # one look everywhere, and one that honours the dark and high-contrast palettes
     font = app.font()
     font.setPointSize(max(font.pointSize(), 10))
     app.setFont(font)
@@ -117,16 +119,26 @@ class OpenError(Exception):
     """A file the GUI cannot start on; str() is one line."""
 
 
-def build_window(file: Path, language: str | None, step: int | str = 0):
+def build_window(file: Path, language: str | None, step: int | str = 0, remember: bool = False,
+                 zoom: float | None = None):
     """The application and a main window on `file`: a scenario, or a lesson opened at `step`
-    (a 0-based position or a step id). Raises OpenError with one line if it cannot."""
+    (a 0-based position or a step id). Raises OpenError with one line if it cannot.
+
+    `remember`: take the interface zoom and theme the user chose last time (QSettings), as the
+    GUI does; screenshots and tests start from 100 % and the system's theme. `zoom` (1.0–2.5)
+    overrides the zoom for this run without remembering it."""
     from core.formats.lesson import LessonError, load_lesson
     from core.formats.scenario import ScenarioError, load_scenario
 
     from app.main_window import MainWindow, is_lesson_file
     from app.session import Session
+    from app.widgets.appearance import appearance, settings
 
     app, language = _application(language)
+    if remember:
+        appearance().restore(settings())
+    if zoom is not None:
+        appearance().set_zoom(zoom)
     try:
         if is_lesson_file(file):
             lesson = load_lesson(file)
@@ -156,25 +168,33 @@ def find_lesson(lesson_id: str) -> Path:
     raise OpenError(f"no lesson with id {lesson_id!r}; the lessons are: {known}")
 
 
-def run_gui(file: Path, language: str | None) -> int:
+def run_gui(file: Path, language: str | None, present: bool = False, zoom: int | None = None) -> int:
+    """The GUI on `file`; `present`: start in presentation mode; `zoom`: the interface zoom in
+    percent for this run (else the one remembered)."""
     try:
-        app, window = build_window(file, language)
+        app, window = build_window(file, language, remember=True, zoom=None if zoom is None else zoom / 100)
     except OpenError as error:
         print(f"blocklab: {error}", file=sys.stderr)
         return 2
     sys.excepthook = _exception_hook
     available = app.primaryScreen().availableGeometry()
     window.resize(min(1280, available.width()), min(800, available.height()))
-    if window.lessons.lesson is None:
+    if window.lessons.lesson is None and not present:
         window.lesson_bar.start_card.offer()     # free exploration: what to try first (until dismissed)
     window.show()
+    if present:
+        window.presentation.enter()
+    from PySide6.QtCore import QTimer
+    QTimer.singleShot(0, window.document.start)     # once the window is up: offer work a crash left behind
     return app.exec()
 
 
 def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language: str | None,
-                   lesson: str | None = None, step: str | None = None) -> int:
+                   lesson: str | None = None, step: str | None = None, present: bool = False,
+                   zoom: int | None = None) -> int:
     """Render the window offscreen at `size` and save it as a PNG. With `lesson` (an id), the
-    lesson at `step`: a 1-based number or a step id."""
+    lesson at `step`: a 1-based number or a step id. `present`: in presentation mode, as a
+    projector of that size would show it; `zoom`: the interface zoom in percent (default 100)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
         position: int | str = 0
@@ -184,19 +204,36 @@ def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language
                 raise OpenError(f"--step: expected 1 or more, got {step}")
         if lesson is not None:
             file = find_lesson(lesson)
-        app, window = build_window(file, language, position)
+        app, window = build_window(file, language, position, zoom=(zoom or 100) / 100)
     except OpenError as error:
         print(f"blocklab screenshot: {error}", file=sys.stderr)
         return 2
+    try:
+        return _grab(app, window, out, size, present)
+    finally:
+        window.close()
+        if present or zoom:
+            from app.widgets.appearance import appearance
+            appearance().reset()       # the next window in this process starts at 100 % again
+
+
+def _grab(app, window, out: Path, size: tuple[int, int], present: bool) -> int:
     window.resize(*size)
     window.show()
+    if present:
+        window.presentation.enter(full_screen=False)    # the window is the projector's screen
+        for _ in range(3):
+            app.processEvents()        # the layout's new minimum: what presentation mode hides no
+        window.resize(*size)           # longer holds the window open
     for _ in range(3):
         app.processEvents()
     window.dataflow.fit_to_window()
     app.processEvents()
+    if (window.width(), window.height()) != tuple(size):
+        print(f"blocklab screenshot: the window needs {window.width()}×{window.height()} at this zoom; "
+              f"the picture has that size", file=sys.stderr)
     image = window.grab().toImage()
     if not image.save(str(out), "PNG"):
         print(f"blocklab screenshot: cannot write {out}", file=sys.stderr)
         return 2
-    window.close()
     return 0

@@ -5,14 +5,15 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFileDialog, QGroupBox, QLabel, QMainWindow, QMessageBox,
-                               QSplitter, QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QGroupBox, QLabel, QMainWindow, QSplitter, QStackedWidget, QToolBar,
+                               QVBoxLayout, QWidget)
 
-from core.formats.lesson import FORMAT as LESSON_FORMAT
-from core.formats.scenario import ScenarioError, load_scenario, save_scenario
 from core.numbers import format_number
 
 from app import i18n
+from app.document import Document, is_lesson_file  # noqa: F401 (is_lesson_file: app.launch imports it from here)
+from app.export import Exporter
+
 from app.explorer.config_panel import ConfigPanel, InvariantsPanel
 from app.help import HelpMenu
 from app.language import LanguageMenu, WindowTexts
@@ -20,10 +21,11 @@ from app.labs import build_lab_panel
 from app.explorer.dataflow import DataflowView
 from app.explorer.inspector import Inspector
 from app.lessons.bar import LessonBar
-from app.lessons.controller import LessonController, load_lesson_or_error
+from app.lessons.controller import LessonController
 from app.lessons.keys import StepKeys
 from app.lessons.menu import LessonsMenu
 from app.explorer.plots import PlotsPanel
+from app.presentation import PresentationController
 from app.session import Change, Session
 from app.explorer.weights_editor import WeightEditor
 from app.undo_actions import UndoRedoActions
@@ -89,6 +91,8 @@ class MainWindow(QMainWindow):
         main.setSizes([900, 380])
         self.lessons = LessonController(session, self)
         self.lesson_bar = LessonBar(self.lessons, self, language)
+        self.document = Document(self)         # the file: New, Open, Save, recent files, autosave
+        self.exporter = Exporter(self)
         central = QWidget()
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
@@ -108,6 +112,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.mse_label)
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         session.changed.connect(self._on_changed)
+        self.presentation = PresentationController(self)     # F5, Esc, B, 1–9, interface zoom, themes
+        self.presentation.activeChanged.connect(lambda active: active and self.lesson_bar.start_card.hide())
         self._build_actions()
         self._refresh_status()
         self._refresh_title()
@@ -137,26 +143,35 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         self._undo_redo = UndoRedoActions(self.session.undo_stack, self)   # the platform's keys, each once
         self.undo_action, self.redo_action = self._undo_redo.undo, self._undo_redo.redo
-        open_action = self._action("actionOpen", self.tr("Open scenario…"), self.open_dialog, QKeySequence.Open)
-        save_action = self._action("actionSaveAs", self.tr("Save scenario as…"), self.save_dialog, QKeySequence("Ctrl+S"))
         quit_action = self._action("actionQuit", self.tr("Quit"), self.close, QKeySequence.Quit)
         reset_action = self._action("actionResetAll", self.tr("Reset to the scenario as loaded"), self.session.reset_all)
         target_action = self._action("actionUseOutputAsTarget", self.tr("Use the current output as target"),
                                      self.session.use_output_as_targets)
-        fit_action = self._action("actionFit", self.tr("Fit the block to the window"), self.dataflow.fit_to_window, "Ctrl+0")
-        zoom_in = self._action("actionZoomIn", self.tr("Zoom in"), self.dataflow.zoom_in, QKeySequence.ZoomIn)
-        zoom_out = self._action("actionZoomOut", self.tr("Zoom out"), self.dataflow.zoom_out, QKeySequence.ZoomOut)
+        # Ctrl+= / Ctrl+- / Ctrl+0 zoom the whole interface (self.presentation); the block has F and the wheel.
+        fit_action = self._action("actionFit", self.tr("Fit the block to the window"), self.dataflow.fit_to_window, "F")
+        zoom_in = self._action("actionZoomIn", self.tr("Zoom in"), self.dataflow.zoom_in)
+        zoom_out = self._action("actionZoomOut", self.tr("Zoom out"), self.dataflow.zoom_out)
 
         menus = self.menuBar()
         file_menu = menus.addMenu(self.tr("&File"))
-        for action in (open_action, save_action, quit_action):
-            file_menu.addAction(action)
+        self.document.actions.add_to(file_menu)
+        file_menu.addSeparator()
+        self.exporter.add_to(file_menu)
+        file_menu.addSeparator()
+        file_menu.addAction(quit_action)
         edit_menu = menus.addMenu(self.tr("&Edit"))
         for action in (self.undo_action, self.redo_action, reset_action, target_action):
             edit_menu.addAction(action)
         view_menu = menus.addMenu(self.tr("&View"))
         for action in (fit_action, zoom_in, zoom_out):
             view_menu.addAction(action)
+        self.presentation.add_to_view_menu(view_menu)
+        # The toolbar sits at the end of the lesson bar's first row, not in a row of its own.
+        toolbar = QToolBar(self.tr("Toolbar"), self)
+        toolbar.setObjectName("mainToolBar")
+        toolbar.setMovable(False)
+        toolbar.addAction(self.presentation.present_action)
+        self.lesson_bar.add_trailing(toolbar)
         menus.addMenu(LessonsMenu(self))
         menus.addMenu(LanguageMenu(self))
         menus.addMenu(HelpMenu(self, self.lesson_bar.start_card))
@@ -164,34 +179,16 @@ class MainWindow(QMainWindow):
         self.addAction(self.undo_action)
         self.addAction(self.redo_action)
 
-    def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open scenario"), str(self.path.parent if self.path else ""),
-                                              self.tr("Block Lab scenario (*.json)"))
-        if path:
-            self.open_file(Path(path))
-
     def open_file(self, path: Path) -> bool:
-        """Open a scenario or a lesson; a refused file leaves everything as it was and says why."""
-        if is_lesson_file(path):
-            return self.open_lesson(path)
-        try:
-            scenario = load_scenario(path)
-        except ScenarioError as error:
-            self.session.message.emit(str(error))
-            QMessageBox.warning(self, self.tr("Cannot open this file"), str(error))
-            return False
-        try:
-            self.session.load(scenario)       # computes the trace before it replaces anything
-        except (MemoryError, ValueError) as error:
-            message = self.tr("Cannot compute this block: %1").replace("%1", str(error))
-            self.session.message.emit(message)
-            QMessageBox.warning(self, self.tr("Cannot open this file"), message)
-            return False
-        self.path = path
-        if self.lessons.lesson is not None:
-            self.lessons.close()
-        self._refresh_title()                 # the load notified before the path changed
-        return True
+        """Open a scenario or a lesson (app.document decides; a refused file changes nothing)."""
+        return self.document.open_file(path)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        """Unsaved work is asked about first (Save / Discard / Cancel)."""
+        if not self.document.close_requested():
+            event.ignore()
+            return
+        super().closeEvent(event)
 
     def _step_shown(self) -> None:
         """A lesson step is on: emphasise what its caption talks about, bring its panels forward."""
@@ -246,34 +243,7 @@ class MainWindow(QMainWindow):
                 splitter.setSizes([int(self.height() * 0.47), int(self.height() * 0.53)])
 
     def open_lesson(self, path: Path, step: int = 0) -> bool:
-        lesson, error = load_lesson_or_error(path)
-        if lesson is None:
-            self.session.message.emit(error)
-            QMessageBox.warning(self, self.tr("Cannot open this lesson"), error)
-            self.lesson_bar.show_open_lesson()      # the picker shows what is really open
-            return False
-        self.path = path
-        self.lessons.open(lesson, step)
-        self._refresh_title()
-        return True
-
-    def save_dialog(self) -> None:
-        suggestion = str(self.path) if self.path else "scenario.json"
-        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save scenario as"), suggestion,
-                                              self.tr("Block Lab scenario (*.json)"))
-        if path:
-            self.save_file(Path(path))
-
-    def save_file(self, path: Path) -> bool:
-        try:
-            save_scenario(self.session.scenario, path)
-        except OSError as error:
-            QMessageBox.warning(self, self.tr("Cannot save"), str(error))
-            return False
-        self.path = path
-        self.session.message.emit(self.tr("Saved %1").replace("%1", str(path)))
-        self._refresh_title()
-        return True
+        return self.document.open_lesson(path, step)
 
     # --- status ---------------------------------------------------------------------------
     def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
@@ -300,14 +270,7 @@ class MainWindow(QMainWindow):
         title = {"zh": lesson.title.zh, "en": lesson.title.en} if lesson is not None else self.session.loaded.title
         text = title.get(self.language) or title.get("en") or title.get("zh") or ""
         name = self.path.name if self.path else ""
-        self.setWindowTitle(" — ".join(part for part in (text, name, "Block Lab") if part))
+        parts = [part for part in (text, name, "Block Lab") if part]
+        parts[-2 if len(parts) > 1 else 0] += "[*]"        # "*" there while there are unsaved changes
+        self.setWindowTitle(" — ".join(parts))
 
-
-def is_lesson_file(path: Path) -> bool:
-    """Whether a file says it is a lesson (anything else is read as a scenario)."""
-    try:
-        with open(path, "rb") as stream:
-            head = stream.read(4096)
-    except OSError:
-        return False
-    return LESSON_FORMAT.encode() in head

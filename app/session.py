@@ -101,6 +101,8 @@ class Session(QObject):
         self.edit_tensor = "W_in"
         self.edit_index: tuple[int, ...] = (0, 0)
         self.highlight = Highlight()
+        self._message_shown = False        # a message may still stand in the status bar
+        self.message.connect(self._note_message)
         self._load(scenario)
 
     # --- reading --------------------------------------------------------------------------
@@ -233,6 +235,7 @@ class Session(QObject):
         if problem:
             self.message.emit(problem)
             return False
+        self._clear_message()
         current = self.tensor(tensor)
         index = tuple(int(i) for i in index)
         if current[index] == value:
@@ -264,10 +267,20 @@ class Session(QObject):
         if not np.all(np.isfinite(array)) or np.any(np.abs(array) > MAX_ABS_VALUE):
             self.message.emit(self.tr("Values must be finite and within ±1,000,000; nothing changed."))
             return False
+        self._clear_message()
         if np.array_equal(array, self.tensor(tensor)):
             return True
         self._push(self._with_tensor(tensor, array), text)
         return True
+
+    def _note_message(self, text: str) -> None:
+        self._message_shown = bool(text)
+
+    def _clear_message(self) -> None:
+        """An accepted edit: a refusal (or any note) still standing no longer applies; an empty
+        message clears the status bar."""
+        if self._message_shown:
+            self.message.emit("")
 
     def fill_tensor(self, tensor: str, fill: str, seed: int = 0) -> bool:
         shape = self.tensor(tensor).shape

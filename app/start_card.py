@@ -2,20 +2,25 @@
 
 It floats over the top of the work area, just below the lesson bar, so that showing it moves
 no panel and needs no room of its own at 1024×768. Closing it hides it until the next start;
-"Don't show this again" is remembered with QSettings (key `startCard/hidden`); Help → Getting
-started shows it again.
+"Don't show this again" is remembered with QSettings (key `startCard/hidden`, in Block Lab's
+settings); Help → Getting started shows it again. Only the GUI's start offers it (app.launch.run_gui,
+not with --present); screenshots and tests never see it unless they ask, and presentation mode
+hides it. Its colours and text size follow appearance() (theme, zoom).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QCheckBox, QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from app.widgets.appearance import appearance, settings
 
 SETTINGS_KEY = "startCard/hidden"
 
 
 def start_card_wanted() -> bool:
     """Whether the learner has not asked to stop seeing the card."""
-    value = QSettings().value(SETTINGS_KEY, False)
+    value = settings().value(SETTINGS_KEY, False)
     return not (value is True or str(value).lower() in ("true", "1"))
 
 
@@ -27,17 +32,12 @@ class StartCard(QFrame):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("startCard")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#startCard { background: #fffdf6; border: 1px solid #c9b98f; border-radius: 6px; }")
+        self.setFrameShape(QFrame.Shape.Box)
         self.setAutoFillBackground(True)
         self._anchor: QWidget | None = None
         self._area: QWidget | None = None
         self.heading = QLabel()
         self.heading.setObjectName("startCardHeading")
-        font = self.heading.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() + 1)
-        self.heading.setFont(font)
         self.body = QLabel()
         self.body.setObjectName("startCardText")
         self.body.setWordWrap(True)
@@ -67,7 +67,24 @@ class StartCard(QFrame):
         layout.addWidget(self.body)
         layout.addLayout(bottom)
         self.hide()
+        appearance().changed.connect(self._restyle)
+        self._restyle()
         self.retranslate()
+
+    def _restyle(self) -> None:
+        """The theme's colours (palettes, not a style sheet, so the buttons follow the zoom) and
+        a heading a little larger than the text."""
+        colours = appearance().colours
+        palette = self.palette()
+        palette.setColor(QPalette.ColorRole.Window, QColor(colours.caption_background))
+        palette.setColor(QPalette.ColorRole.WindowText, QColor(colours.foreground))
+        self.setPalette(palette)
+        font = self.heading.font()
+        font.setBold(True)
+        font.setPointSizeF(appearance().points(11))
+        self.heading.setFont(font)
+        if self.isVisible():
+            self._place()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
@@ -129,11 +146,11 @@ class StartCard(QFrame):
     def dismiss(self) -> None:
         """Hide the card; with "Don't show this again" ticked, for good."""
         if self.never.isChecked():
-            QSettings().setValue(SETTINGS_KEY, True)
+            settings().setValue(SETTINGS_KEY, True)
         self.hide()
 
     def show_again(self) -> None:
         """Help → Getting started: show it now, and on later starts too."""
-        QSettings().setValue(SETTINGS_KEY, False)
+        settings().setValue(SETTINGS_KEY, False)
         self.never.setChecked(False)
         self.show()

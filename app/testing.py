@@ -34,13 +34,13 @@ class BlockLabDriver:
     # --- doing --------------------------------------------------------------------------
     def open(self, path: str | os.PathLike) -> bool:
         """Open a scenario as File → Open would (False and a message if it is refused)."""
-        from PySide6.QtWidgets import QMessageBox
-        original = QMessageBox.warning
-        QMessageBox.warning = staticmethod(lambda *args, **kwargs: QMessageBox.Ok)  # no modal dialog in tests
+        from app import document
+        original = document.warn
+        document.warn = lambda *args, **kwargs: None          # no modal dialog in tests
         try:
             return self.window.open_file(Path(path))
         finally:
-            QMessageBox.warning = original
+            document.warn = original
 
     def show_tensor(self, name: str, head: int = 0) -> None:
         """Choose a tensor (and head) in the weight editor, as a user would from the combo box."""
@@ -118,7 +118,11 @@ class BlockLabDriver:
 
 def _make_window(qtbot, path: Path, language: str = "en"):
     from app.launch import build_window
+    from app.document import Answer
     _, window = build_window(path, language)
+    # Unsaved edits are discarded without the Save / Discard / Cancel question (a modal dialog
+    # would wait forever offscreen, and pytest-qt closes the window); a test may set its own answer.
+    window.document.answer_unsaved = lambda *args: Answer.DISCARD
     qtbot.addWidget(window)
     window.resize(1280, 800)
     window.show()

@@ -19,10 +19,11 @@ class Trace(Mapping[str, np.ndarray]):
     """Every intermediate of one forward pass, keyed by TransformerLens-style hook names,
     in the order they are computed. Read-only arrays."""
 
-    def __init__(self, hooks: dict[str, np.ndarray]):
+    def __init__(self, hooks: dict[str, np.ndarray], position_offset: int = 0):
         for array in hooks.values():
             array.setflags(write=False)
         self._hooks = hooks
+        self.position_offset = position_offset      # absolute position of row 0 (rotary only)
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self._hooks[name]
@@ -58,6 +59,32 @@ def causal_mask(T: int) -> np.ndarray:
 
 
 # --- attention, one small step per stage --------------------------------------------------
+
+def rotary_angles(positions: np.ndarray, d_head: int, base: float = 10000.0) -> np.ndarray:
+    """(T, dh/2) angles p·θ_i with θ_i = base^(−2i/d_head): the GPT-NeoX / Llama convention."""
+    theta = base ** (-2.0 * np.arange(d_head // 2) / d_head)
+    return np.asarray(positions, dtype=np.float64)[:, None] * theta[None, :]
+
+
+def rotate(x: np.ndarray, positions: np.ndarray, base: float = 10000.0) -> np.ndarray:
+    """Rotary positions on x (…×T×dh), "rotate_half" on the full head: the pair
+    (x_i, x_{i+dh/2}) at position p is rotated by the angle p·θ_i."""
+    half = x.shape[-1] // 2
+    angles = rotary_angles(positions, x.shape[-1], base)
+    cos, sin = np.cos(angles), np.sin(angles)
+    first, second = x[..., :half], x[..., half:]
+    return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=-1)
+
+
+def _rotary(hooks: dict, config: BlockConfig, q: np.ndarray, k: np.ndarray,
+            position_offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rotate q and k (H×T×dh) by their absolute positions; positions enter only here."""
+    positions = np.arange(position_offset, position_offset + q.shape[1])
+    rot_q = rotate(q, positions, config.rotary_base)
+    rot_k = rotate(k, positions, config.rotary_base)
+    hooks.update({"attn.hook_rot_q": rot_q, "attn.hook_rot_k": rot_k})
+    return rot_q, rot_k
+
 
 def _heads(weights: Weights, matrix: str, bias: str, x: np.ndarray) -> np.ndarray:
     """x·W[h] + b[h] for every head h: (H, T, dh)."""
@@ -131,13 +158,15 @@ def _output(hooks: dict, config: BlockConfig, weights: Weights, z: np.ndarray) -
     return attn_out
 
 
-def _attention(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> np.ndarray:
+def _attention(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray,
+               position_offset: int = 0) -> np.ndarray:
     """Multi-head attention on x (T×d); returns attn_out (T×d)."""
     q, k, v = _project_qkv(hooks, weights, x)
     if config.qk_norm:            # QK-Norm first, as in Qwen3 …
         q = _qk_norm(hooks, "q", config, weights, q)
         k = _qk_norm(hooks, "k", config, weights, k)
-    # … then rotary positions go here (positional: "rotary"): rotate q and k, hooks attn.hook_rot_q/rot_k.
+    if config.positional == "rotary":  # … then rotary positions
+        q, k = _rotary(hooks, config, q, k, position_offset)
     pattern = _pattern(hooks, config, q, k)
     z = _mix(hooks, pattern, v)
     if config.attn_gate:
@@ -165,10 +194,12 @@ def _mlp(hooks: dict, config: BlockConfig, weights: Weights, x: np.ndarray) -> n
     return mlp_out
 
 
-def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
+def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray, position_offset: int = 0) -> Trace:
     """Run the block on inputs (T×d_model) and return the trace of every hook.
 
-    Parts that are switched off (attention, norms) leave no hooks at all.
+    Parts that are switched off (attention, norms) leave no hooks at all. position_offset: the
+    absolute position of the first row (rotary positions only), so that a window sliding over a
+    long text keeps each token's position.
     """
     x = np.array(inputs, dtype=np.float64)      # a copy: the trace makes its arrays read-only
     weights = {name: np.asarray(value, dtype=np.float64) for name, value in weights.items()}
@@ -178,7 +209,7 @@ def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
     # Attention sub-layer: moves information between positions.
     if config.attention:
         attn_in = _norm(hooks, "ln1", config, weights, x) if pre_norm else x
-        attn_out = _attention(hooks, config, weights, attn_in)
+        attn_out = _attention(hooks, config, weights, attn_in, position_offset)
         summed = x + attn_out if config.residual else attn_out
         mid = _norm(hooks, "ln1", config, weights, summed) if post_norm else summed
     else:
@@ -190,7 +221,7 @@ def forward(config: BlockConfig, weights: Weights, inputs: np.ndarray) -> Trace:
     mlp_out = _mlp(hooks, config, weights, mlp_in)
     summed = mid + mlp_out if config.residual else mlp_out
     hooks["hook_resid_post"] = _norm(hooks, "ln2", config, weights, summed) if post_norm else summed
-    return Trace(_in_design_order(hooks))
+    return Trace(_in_design_order(hooks), position_offset)
 
 
 _ORDER = (
@@ -199,7 +230,7 @@ _ORDER = (
     "attn.hook_q", "attn.hook_k", "attn.hook_v",
     "attn.hook_q_scale", "attn.hook_q_normalized", "attn.hook_q_normed",       # qk_norm
     "attn.hook_k_scale", "attn.hook_k_normalized", "attn.hook_k_normed",       # qk_norm
-    # rotary positions: attn.hook_rot_q, attn.hook_rot_k go here (after QK-Norm)
+    "attn.hook_rot_q", "attn.hook_rot_k",                                      # positional: rotary
     "attn.hook_attn_scores", "attn.hook_pattern",
     "attn.hook_z",
     "attn.hook_gate", "attn.hook_gate_sigmoid", "attn.hook_z_gated",           # attn_gate

@@ -7,6 +7,7 @@ MASKS = ("full", "causal")
 NORMS = ("layernorm", "rmsnorm", "none")
 PLACEMENTS = ("post", "pre")
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu", "identity")
+POSITIONALS = ("none", "rotary")
 
 # Any one dimension above this, or more numbers than MAX_NUMBERS in a scenario,
 # is refused: a lesson block is tiny, and a typo must not allocate gigabytes.
@@ -39,6 +40,8 @@ class BlockConfig:
     qk_norm: bool = False         # RMSNorm on each head's q and k over d_head before the scores (Qwen3)
     attn_gate: bool = False       # sigmoid(x·W_G + b_G) multiplies each head's z before W_O (gated attention)
     ffn_clamp: float | None = None  # gated FFN only: gate ≤ limit, −limit ≤ up ≤ limit (gpt-oss: 7)
+    positional: str = "none"      # "rotary": rotate q and k by their positions (RoPE) before the scores
+    rotary_base: float = 10000.0  # RoPE's base: θ_i = base^(−2i/d_head)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -112,6 +115,15 @@ class BlockConfig:
             if not self.gated:
                 raise ConfigError("config.ffn_clamp: expected null when gated is false "
                                   "(the clamp bounds a gated FFN's gate and up values)")
+        choice("positional", self.positional, POSITIONALS)
+        if (isinstance(self.rotary_base, bool) or not isinstance(self.rotary_base, (int, float))
+                or not 1 < self.rotary_base <= 1e9):
+            raise ConfigError(f"config.rotary_base: expected a number above 1 and at most 1e9, got {self.rotary_base!r}")
+        if self.positional == "rotary":
+            if not self.attention:
+                raise ConfigError("config.positional: expected none when attention is false (rotary acts on q and k)")
+            if self.d_head % 2:
+                raise ConfigError(f"config.d_head: expected an even number with rotary positions, got {self.d_head}")
 
     @property
     def has_any_norm(self) -> bool:
@@ -126,6 +138,7 @@ class BlockConfig:
             changes.setdefault("d_head", 0)
             changes.setdefault("qk_norm", False)
             changes.setdefault("attn_gate", False)
+            changes.setdefault("positional", "none")
         if changes.get("gated") is False:
             changes.setdefault("ffn_clamp", None)
         return replace(self, **changes)
@@ -185,6 +198,8 @@ def numbers_needed(config: BlockConfig, T: int, targets: bool = False) -> int:
             trace += 2 * H * T * (1 + 2 * dh)               # q and k: scale, normalized, normed
         if config.attn_gate:
             trace += 3 * H * T * dh                         # gate, its sigmoid, gated z
+        if config.positional == "rotary":
+            trace += 2 * H * T * dh                        # rot_q, rot_k
     return stored + trace
 
 

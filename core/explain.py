@@ -42,12 +42,25 @@ class Step(str, Enum):
     RMS_NORM_SCALE = "rms_norm_scale"        # √(Σ s²/d + ε)
     LAYER_NORMALIZED = "layer_normalized"    # (s − μ)/√(σ² + ε)
     RMS_NORMALIZED = "rms_normalized"        # s/rms
+    ROTARY = "rotary"                        # a q or k pair rotated by position·θ
     SCORE = "score"                          # q·k/√d_head
     MASKED_SCORE = "masked_score"            # −∞: the causal mask hides a later token
     SOFTMAX = "softmax"                      # exp(s − max)/Σ exp(sₖ − max)
     MASKED_WEIGHT = "masked_weight"          # exp(−∞) = 0
     ACTIVATION = "activation"                # act(pre)
     GATED_ACTIVATION = "gated_activation"    # act(gate)·pre
+    # The later generations' options (docs/hooks-extensions.md):
+    QK_NORM_SCALE = "qk_norm_scale"          # QK-Norm: √(Σ_c q_c²/d_head + ε) of one head's q (or k) row
+    QK_NORMALIZED = "qk_normalized"          # q/rms
+    QK_NORM = "qk_norm"                      # q/rms·γ: what the scores use
+    NORMED_SCORE = "normed_score"            # q′·k′/√d_head, from the QK-normed q and k
+    OUTPUT_GATE = "output_gate"              # Σ x·W_G + b_G: the gate before its sigmoid
+    GATE_SIGMOID = "gate_sigmoid"            # σ(g) = 1/(1 + exp(−g))
+    GATED_Z = "gated_z"                      # σ(g)·z
+    CLAMP_UP = "clamp_up"                    # clip(pre, −L, L)
+    CLAMP_GATE = "clamp_gate"                # min(gate, L)
+    CLAMPED_ACTIVATION = "clamped_activation"  # act(gate_c)·pre_c
+    UNEXPLAINED = "unexplained"              # a hook this module does not know yet: its value only
 
 
 @dataclass(frozen=True)
@@ -76,18 +89,21 @@ def _paren(value: float) -> str:
 
 
 def _dot(left: np.ndarray, right: np.ndarray, bias: float | None) -> tuple[str, int]:
-    """The products written out (the first MAX_SHOWN_TERMS, then "…"), and how many were left out."""
-    products = [f"{_paren(a)}·{_paren(b)}" for a, b in zip(left, right)]
-    omitted = max(0, len(products) - MAX_SHOWN_TERMS)
+    """The products written out (the first MAX_SHOWN_TERMS, then "…"), and how many were left out.
+    Only the shown products are formatted: a dot product over 3,072 units costs no more than one over 12."""
+    count = min(len(left), len(right))
+    omitted = max(0, count - MAX_SHOWN_TERMS)
+    products = [f"{_paren(a)}·{_paren(b)}" for a, b in zip(left[:MAX_SHOWN_TERMS], right[:MAX_SHOWN_TERMS])]
     if omitted:
-        products = products[:MAX_SHOWN_TERMS] + ["…"]
+        products.append("…")
     text = " + ".join(products)
     return (text if bias is None else f"{text} + {_paren(bias)}"), omitted
 
 
 def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
             index: tuple[int, ...]) -> Explanation:
-    """Explain trace[hook][index]. Raises KeyError for an absent hook, IndexError for a bad index."""
+    """Explain trace[hook][index]. Raises KeyError for an absent hook, IndexError for a bad index;
+    a hook of the trace this module does not know yet is Step.UNEXPLAINED (its value only)."""
     array = trace[hook]
     index = tuple(int(i) for i in index)
     if len(index) != array.ndim:
@@ -134,6 +150,13 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
                     Term("ε", config.eps, "eps")]
         return [Term("Σⱼ sⱼ²/d", float(np.mean(s * s)), "mean_square"), Term("ε", config.eps, "eps")]
 
+    def gain(name: str, j: int) -> tuple[Term, str, str]:
+        """The gain a norm multiplies by: γ, or 1 + w for a zero-centred norm (w is stored)."""
+        stored = float(w[name][j])
+        if config.zero_centered:
+            return Term("w", stored, "gain_offset"), "(1 + w)", f"(1 + {_paren(stored)})"
+        return Term("γ", stored, "gain"), "γ", _paren(stored)
+
     def norm_out(prefix: str, i: int, j: int) -> Explanation:
         s = float(trace[f"{prefix}.hook_in"][i, j])
         terms = [Term("s", s, "norm_input")]
@@ -141,23 +164,29 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         summed = sum_parts is not None and sum_parts.kind == Step.RESIDUAL_SUM
         if summed:
             terms = list(sum_parts.terms) + terms
-        terms += norm_terms(prefix, i)
-        gamma = float(w[f"{prefix}.w"][j])
-        terms.append(Term("γ", gamma, "gain"))
+        statistics = norm_terms(prefix, i)
+        gain_term, gain_symbol, gain_text = gain(f"{prefix}.w", j)
+        terms += statistics + [gain_term]
         scale = float(trace[f"{prefix}.hook_scale"][i, 0])
         if layer_norm:
             beta = float(w[f"{prefix}.b"][j])
             terms.append(Term("β", beta, "shift"))
-            mean, var = terms[-5].value, terms[-4].value
-            kind, formula = Step.LAYER_NORM, "z = (s − μ)/√(σ² + ε)·γ + β"
-            sub = (f"({_paren(s)} − {_paren(mean)})/√({format_number(var)} + {eps})·{_paren(gamma)}"
-                   f" + {_paren(beta)}")
+            mean, var = statistics[0].value, statistics[1].value
+            kind, formula = Step.LAYER_NORM, f"z = (s − μ)/√(σ² + ε)·{gain_symbol} + β"
+            sub = f"({_paren(s)} − {_paren(mean)})/√({format_number(var)} + {eps})·{gain_text} + {_paren(beta)}"
         else:
-            kind, formula = Step.RMS_NORM, "z = s/√(Σⱼ sⱼ²/d + ε)·γ"
-            sub = f"{_paren(s)}/{format_number(scale)}·{_paren(gamma)}"
+            kind, formula = Step.RMS_NORM, f"z = s/√(Σⱼ sⱼ²/d + ε)·{gain_symbol}"
+            sub = f"{_paren(s)}/{format_number(scale)}·{gain_text}"
         if summed:
             formula = f"{sum_parts.formula};  {formula}"
         return make(kind, formula, sub, terms)
+
+    def qk(which: str, h: int, i: int) -> tuple[str, np.ndarray]:
+        """What the scores read for q or k: the rotated, the QK-normed, or the raw projection."""
+        for name, symbol in ((f"attn.hook_rot_{which}", f"{which}_r"), (f"attn.hook_{which}_normed", f"{which}′")):
+            if name in trace:
+                return symbol, trace[name][h, i]
+        return which, trace[f"attn.hook_{which}"][h, i]
 
     # --- the hooks, in the order they are computed -------------------------------------
     if hook == "hook_resid_pre":
@@ -187,6 +216,42 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
             return make(Step.RMS_NORMALIZED, "n = s/√(Σⱼ sⱼ²/d + ε)", f"{_paren(s)}/{format_number(scale)}", terms)
         return norm_out(prefix, *index)
 
+    if hook.startswith(("attn.hook_q_", "attn.hook_k_")):            # QK-Norm of q or k
+        which, part = hook[len("attn.hook_")], hook[len("attn.hook_q_"):]
+        h, i, c = index
+        raw = trace[f"attn.hook_{which}"][h, i]
+        ms = Term(f"Σ_c {which}_c²/d_head", float(np.mean(raw * raw)), "mean_square")
+        terms = [ms, Term("ε", config.eps, "eps")]
+        root = f"√(Σ_c {which}_c²/d_head + ε)"
+        if part == "scale":
+            return make(Step.QK_NORM_SCALE, f"rms = {root}", f"√({format_number(ms.value)} + {eps})", terms)
+        entry = float(raw[c])
+        scale = float(trace[f"attn.hook_{which}_scale"][h, i, 0])
+        terms = [Term(which, entry, f"raw_{which}")] + terms
+        if part == "normalized":
+            return make(Step.QK_NORMALIZED, f"n = {which}/{root}", f"{_paren(entry)}/{format_number(scale)}", terms)
+        if part == "normed":
+            gain_term, gain_symbol, gain_text = gain(f"{which}_norm.w", c)
+            return make(Step.QK_NORM, f"{which}′ = {which}/{root}·{gain_symbol}",
+                        f"{_paren(entry)}/{format_number(scale)}·{gain_text}", terms + [gain_term])
+
+    if hook == "attn.hook_gate":
+        h, i, c = index
+        bias = float(w["b_G"][h][c])
+        source = "LN1(x)" if pre_norm else "x"
+        return dot(Step.OUTPUT_GATE, f"g = Σₖ {source}ₖ·W_G[k] + b_G", attn_in()[i], w["W_G"][h][:, c], bias,
+                   [Term("b_G", bias, "bias")])
+
+    if hook == "attn.hook_gate_sigmoid":
+        g = float(trace["attn.hook_gate"][index])
+        return make(Step.GATE_SIGMOID, "σ(g) = 1/(1 + exp(−g))", f"1/(1 + exp(−{_paren(g)}))",
+                    [Term("g", g, "gate_logit")])
+
+    if hook == "attn.hook_z_gated":
+        opened, z = float(trace["attn.hook_gate_sigmoid"][index]), float(trace["attn.hook_z"][index])
+        return make(Step.GATED_Z, "z_g = σ(g)·z", f"{format_number(opened)}·{_paren(z)}",
+                    [Term("σ(g)", opened, "gate_open"), Term("z", z, "head_z")])
+
     if hook in ("attn.hook_q", "attn.hook_k", "attn.hook_v"):
         h, i, c = index
         letter = hook[-1].upper()
@@ -195,15 +260,37 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         return dot(Step.PROJECTION, f"{letter.lower()} = Σₖ {source}ₖ·W_{letter}[k] + b_{letter}",
                    attn_in()[i], w[f"W_{letter}"][h][:, c], bias, [Term(f"b_{letter}", bias, "bias")])
 
+    if hook in ("attn.hook_rot_q", "attn.hook_rot_k"):
+        h, i, c = index
+        letter = hook[-1]
+        source_hook = f"attn.hook_{letter}_normed" if f"attn.hook_{letter}_normed" in trace else f"attn.hook_{letter}"
+        source = trace[source_hook][h, i]
+        half = config.d_head // 2
+        pair = c % half
+        position = i + trace.position_offset
+        angle = position * config.rotary_base ** (-2.0 * pair / config.d_head)
+        a, b = float(source[pair]), float(source[pair + half])
+        cos, sin = float(np.cos(angle)), float(np.sin(angle))
+        terms = [Term(f"{letter}[{pair}]", a, "rotary_first"), Term(f"{letter}[{pair + half}]", b, "rotary_second"),
+                 Term("p", float(position), "position"), Term("p·θ", angle, "angle")]
+        theta = f"θ = {format_short(config.rotary_base)}^(−2·{pair}/{config.d_head})"
+        if c < half:
+            return make(Step.ROTARY, f"{letter}_r = {letter}[{pair}]·cos(pθ) − {letter}[{pair + half}]·sin(pθ), {theta}",
+                        f"{_paren(a)}·{_paren(cos)} − {_paren(b)}·{_paren(sin)}", terms)
+        return make(Step.ROTARY, f"{letter}_r = {letter}[{pair + half}]·cos(pθ) + {letter}[{pair}]·sin(pθ), {theta}",
+                    f"{_paren(b)}·{_paren(cos)} + {_paren(a)}·{_paren(sin)}", terms)
+
     if hook == "attn.hook_attn_scores":
         h, i, j = index
         if np.isneginf(value):
             return make(Step.MASKED_SCORE, "s = −∞  (j > i)", None, [])
-        q, k = trace["attn.hook_q"][h, i], trace["attn.hook_k"][h, j]
+        (q_symbol, q), (k_symbol, k) = qk("q", h, i), qk("k", h, j)
         dh = config.d_head
         text, omitted = _dot(q, k, None)
-        return make(Step.SCORE, "s = q·k/√d_head", f"({text})/√{dh}",
-                    [Term("q·k", float(q @ k), "dot"), Term("√d_head", float(np.sqrt(dh)), "sqrt_d_head")], omitted)
+        kind = Step.NORMED_SCORE if q_symbol == "q′" else Step.SCORE
+        return make(kind, f"s = {q_symbol}·{k_symbol}/√d_head", f"({text})/√{dh}",
+                    [Term(f"{q_symbol}·{k_symbol}", float(q @ k), "dot"),
+                     Term("√d_head", float(np.sqrt(dh)), "sqrt_d_head")], omitted)
 
     if hook == "attn.hook_pattern":
         h, i, j = index
@@ -224,6 +311,9 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
 
     if hook == "attn.hook_result":
         h, i, j = index
+        if "attn.hook_z_gated" in trace:           # the output gate: W_O reads σ(g)·z
+            return dot(Step.HEAD_RESULT, "r = Σ_c z_g,c·W_O[c]", trace["attn.hook_z_gated"][h, i], w["W_O"][h][:, j],
+                       None, [])
         return dot(Step.HEAD_RESULT, "r = Σ_c z_c·W_O[c]", trace["attn.hook_z"][h, i], w["W_O"][h][:, j], None, [])
 
     if hook == "hook_attn_out":
@@ -250,11 +340,28 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
         return dot(Step.PROJECTION, f"{'pre' if name == 'in' else 'gate'} = Σₖ {source}ₖ·W_{name}[k] + b_{name}",
                    mlp_in()[i], w[f"W_{name}"][:, u], bias, [Term(f"b_{name}", bias, "bias")])
 
+    if hook in ("mlp.hook_pre_clamped", "mlp.hook_gate_clamped"):
+        limit = float(config.ffn_clamp)
+        bound = format_number(limit, trim=True)
+        if hook == "mlp.hook_pre_clamped":
+            pre = float(trace["mlp.hook_pre"][index])
+            return make(Step.CLAMP_UP, "pre_c = clip(pre, −L, L)",
+                        f"clip({format_number(pre)}, {format_number(-limit, trim=True)}, {bound})",
+                        [Term("pre", pre, "pre"), Term("L", limit, "limit")])
+        gate = float(trace["mlp.hook_gate"][index])
+        return make(Step.CLAMP_GATE, "gate_c = min(gate, L)", f"min({format_number(gate)}, {bound})",
+                    [Term("gate", gate, "gate"), Term("L", limit, "limit")])
+
     if hook == "mlp.hook_post":
         i, u = index
         act = ACTIVATION_SYMBOLS[config.activation]
         curve = ACTIVATION_FORMULAS[config.activation]
         pre = float(trace["mlp.hook_pre"][i, u])
+        if config.gated and "mlp.hook_gate_clamped" in trace:      # clamped SwiGLU: the clipped values
+            gate, pre = float(trace["mlp.hook_gate_clamped"][i, u]), float(trace["mlp.hook_pre_clamped"][i, u])
+            return make(Step.CLAMPED_ACTIVATION, f"h = {act}(gate_c)·pre_c,  {act}(x) = {curve}",
+                        f"{act}({format_number(gate)})·{_paren(pre)}",
+                        [Term("gate_c", gate, "gate_clamped"), Term("pre_c", pre, "pre_clamped")])
         if config.gated:
             gate = float(trace["mlp.hook_gate"][i, u])
             return make(Step.GATED_ACTIVATION, f"h = {act}(gate)·pre,  {act}(x) = {curve}",
@@ -275,4 +382,6 @@ def explain(config: BlockConfig, weights: Weights, trace: Trace, hook: str,
             return norm_out("ln2", i, j)
         return residual_sum("ln2", i, j)
 
-    raise KeyError(hook)
+    # A hook of the trace this module was not written for (rotary positions, on another branch):
+    # its value, honestly unexplained, rather than an error.
+    return make(Step.UNEXPLAINED, hook.split(".")[-1], None, [])

@@ -1,15 +1,18 @@
-"""Selectors for the block's options: each change goes to the Session as one undo step."""
+"""Selectors for the block's options (each change goes to the Session as one undo step), and the
+checks: what must hold in any healthy trace, as core finds it."""
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QSpinBox, QWidget)
+from PySide6.QtCore import QEvent, QSignalBlocker
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox,
+                               QWidget)
 
+from core.analysis import qk_norm_invariants
 from core.config import ACTIVATIONS, MASKS, MAX_DIM, NORMS, PLACEMENTS
-
 from core.numbers import format_exact, format_short, parse_number
 
 from app.session import Change, Session
+from app.widgets.appearance import appearance
+from app.widgets.flow_layout import FlowLayout
 from app.widgets.labels import activation_label, mask_label, norm_label, placement_label
 from app.widgets.style import format_number
 
@@ -20,18 +23,22 @@ class ConfigPanel(QWidget):
         self.setObjectName("configPanel")
         self.session = session
 
+        self._labels: list[tuple[QComboBox, object]] = []
+        self._sized: list[QSpinBox] = []
+
         def combo(name: str, options: tuple[str, ...], label, field: str) -> QComboBox:
             box = QComboBox()
             box.setObjectName(name)
-            box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(12)
+            box.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+            box.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
             for option in options:
                 box.addItem(label(option), option)
             box.currentIndexChanged.connect(lambda _i: self._set(**{field: box.currentData()}))
+            self._labels.append((box, label))
             return box
 
-        def check(name: str, text: str, field: str) -> QCheckBox:
-            box = QCheckBox(text)
+        def check(name: str, field: str) -> QCheckBox:
+            box = QCheckBox()
             box.setObjectName(name)
             box.toggled.connect(lambda on: self._set(**{field: on}))
             return box
@@ -42,46 +49,97 @@ class ConfigPanel(QWidget):
             box.setRange(low, high)
             box.setKeyboardTracking(False)     # typing "12" is one change to 12, not 1 then 12
             box.valueChanged.connect(lambda value: self._set(**{field: value}))
+            box.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+            self._sized.append(box)
             return box
 
         self.activation = combo("configActivation", ACTIVATIONS, activation_label, "activation")
-        self.gated = check("configGated", self.tr("gated (SwiGLU / GEGLU)"), "gated")
+        self.gated = check("configGated", "gated")
         self.norm = combo("configNorm", NORMS, norm_label, "norm")
         self.placement = combo("configPlacement", PLACEMENTS, placement_label, "norm_placement")
         self.mask = combo("configMask", MASKS, mask_label, "mask")
-        self.attention = check("configAttention", self.tr("attention"), "attention")
-        self.residual = check("configResidual", self.tr("residual"), "residual")
+        self.attention = check("configAttention", "attention")
+        self.residual = check("configResidual", "residual")
         self.eps = QLineEdit()
         self.eps.setObjectName("configEps")
-        self.eps.setToolTip(self.tr("ε added before the square root in the norm; press Enter to apply"))
         self.eps.editingFinished.connect(self._eps_entered)
         self.d_ff = spin("configDff", 1, MAX_DIM, "d_ff")
         self.n_heads = spin("configHeads", 1, MAX_DIM, "n_heads")
         self.d_head = spin("configDhead", 1, MAX_DIM, "d_head")
+        self.activation_label, self.norm_label, self.mask_label = QLabel(), QLabel(), QLabel()
 
-        switches = QHBoxLayout()
-        switches.addWidget(self.attention)
-        switches.addWidget(self.residual)
-        switches.addWidget(self.gated)
-        switches.addStretch(1)
-        # Symbols as labels beside the boxes (not prefixes inside them), so a 4-digit size fits.
-        shapes = QHBoxLayout()
+        switches = QWidget()             # one line, or two on a narrow panel: never a clipped word
+        switch_flow = FlowLayout(switches, spacing=8)
+        for box in (self.attention, self.residual, self.gated):
+            switch_flow.addWidget(box)
+        # The sizes on one line, wrapping only on a narrow panel; symbols as labels beside the
+        # boxes (not prefixes inside them), so a 4-digit size fits.
+        sizes = QWidget()
+        flow = FlowLayout(sizes, spacing=4)
         for symbol, box in (("d_ff", self.d_ff), ("H", self.n_heads), ("d_head", self.d_head)):
+            pair = QWidget()
+            row = QHBoxLayout(pair)
+            row.setContentsMargins(0, 0, 4, 0)
+            row.setSpacing(3)
             label = QLabel(symbol)
             label.setBuddy(box)
-            shapes.addWidget(label)
-            shapes.addWidget(box, 1)
-        form = QFormLayout(self)
-        form.setContentsMargins(4, 4, 4, 4)
-        form.addRow(switches)
-        form.addRow(self.tr("Activation"), self.activation)
-        form.addRow(self.tr("Norm"), self.norm)
-        form.addRow(self.tr("Placement"), self.placement)
-        form.addRow(self.tr("Mask"), self.mask)
-        form.addRow("ε", self.eps)
-        form.addRow(self.tr("Sizes"), shapes)
+            row.addWidget(label)
+            row.addWidget(box)
+            flow.addWidget(pair)
+        # ε beside the norm it belongs to: one line less than a line of its own.
+        eps_label = QLabel("ε")
+        eps_label.setBuddy(self.eps)
+        self.eps.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        self.eps.setMaximumWidth(self.eps.fontMetrics().horizontalAdvance("1.2345678e−05") + 12)
+        self.placement_label = QLabel()
+        grid = QGridLayout(self)
+        grid.setContentsMargins(4, 2, 4, 2)
+        grid.setVerticalSpacing(3)
+        grid.setHorizontalSpacing(6)
+        grid.addWidget(switches, 0, 0, 1, 4)
+        for row, (label, widgets) in enumerate(((self.activation_label, (self.activation,)),
+                                                (self.norm_label, (self.norm, eps_label, self.eps)),
+                                                (self.placement_label, (self.placement,)),
+                                                (self.mask_label, (self.mask,))), start=1):
+            grid.addWidget(label, row, 0)
+            if len(widgets) == 1:
+                grid.addWidget(widgets[0], row, 1, 1, 3)
+            else:
+                for column, widget in enumerate(widgets, start=1):
+                    grid.addWidget(widget, row, column)
+        grid.addWidget(sizes, 5, 0, 1, 4)        # the symbols name them: no label, the whole line
+        grid.setColumnStretch(1, 1)
+        self._fit_sizes()
         session.changed.connect(lambda change: change & Change.TRACE and self.refresh())
+        self.retranslate()
         self.refresh()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+        elif event.type() == QEvent.FontChange:
+            self._fit_sizes()
+
+    def _fit_sizes(self) -> None:
+        """Size boxes as wide as four digits and their arrows (Qt would reserve room for MAX_DIM's
+        width and more), so the three fit one line of the side panel."""
+        for box in self._sized:
+            box.setFixedWidth(box.fontMetrics().horizontalAdvance("0000") + box.fontMetrics().height() + 14)
+
+    def retranslate(self) -> None:
+        self.attention.setText(self.tr("attention"))
+        self.residual.setText(self.tr("residual"))
+        self.gated.setText(self.tr("gated (SwiGLU / GEGLU)"))
+        self.activation_label.setText(self.tr("Activation"))
+        self.norm_label.setText(self.tr("Norm"))
+        self.mask_label.setText(self.tr("Mask"))
+        self.placement_label.setText(self.tr("Placement"))
+        self.eps.setToolTip(self.tr("ε added before the square root in the norm; press Enter to apply"))
+        for box, label in self._labels:
+            with QSignalBlocker(box):
+                for item in range(box.count()):
+                    box.setItemText(item, label(box.itemData(item)))
 
     def _set(self, **changes: object) -> None:
         if not self.session.set_config(**changes):
@@ -132,19 +190,28 @@ class ConfigPanel(QWidget):
 
 
 class InvariantsPanel(QWidget):
-    """Calm readouts of what must hold; a violated one turns red."""
+    """Calm readouts of what must hold; a violated one turns red. Every invariant core gives is
+    shown: those it has words for with them, any other by core's own symbolic label."""
 
     LABELS = {
         "mean": "mean = 0", "var": "variance = 1", "ms": "mean square = 1",
-        "rowsum": "attention rows sum to 1", "sum": "sum exact",
+        "rowsum": "rows of p sum to 1", "sum": "sum exact",
     }
     TIPS = {
-        "mean": "Each token's normalized row has mean 0.",
-        "var": "Each token's normalized row has variance 1 (less when ε is large against the row's spread, 0 on a constant row with ε = 0).",
-        "ms": "Each token's RMS-normalized row has mean square 1.",
-        "rowsum": "Every row of every head's attention pattern sums to 1.",
-        "sum": "The residual stream equals exactly the sum of its two parts.",
+        "ln1.mean": "Each token's normalized row has mean 0.",
+        "ln2.mean": "Each token's normalized row has mean 0.",
+        "ln1.var": "Each token's normalized row has variance 1 (less when ε is large against the row's spread, 0 on a constant row with ε = 0).",
+        "ln2.var": "Each token's normalized row has variance 1 (less when ε is large against the row's spread, 0 on a constant row with ε = 0).",
+        "ln1.ms": "Each token's RMS-normalized row has mean square 1.",
+        "ln2.ms": "Each token's RMS-normalized row has mean square 1.",
+        "q_norm.ms": "QK-Norm: each head's normalized query row has mean square 1, before the gain.",
+        "k_norm.ms": "QK-Norm: each head's normalized key row has mean square 1, before the gain.",
+        "pattern.rowsum": "Every row of every head's attention pattern sums to 1.",
+        "resid_mid.sum": "The residual stream equals exactly the sum of its two parts.",
+        "resid_post.sum": "The residual stream equals exactly the sum of its two parts.",
     }
+    WHERE = {"ln1": "LN1:", "ln2": "LN2:", "pattern": "", "resid_mid": "x + a:", "resid_post": "m + f:",
+             "q_norm": "q_norm:", "k_norm": "k_norm:"}
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -152,17 +219,69 @@ class InvariantsPanel(QWidget):
         self.session = session
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(4, 2, 4, 2)
-        self.grid.setVerticalSpacing(2)
+        self.grid.setVerticalSpacing(1)
+        self.grid.setHorizontalSpacing(8)
         self.labels: dict[str, QLabel] = {}
-        self.empty = QLabel(self.tr("Nothing to check: this block has no norm, no attention and no residual."))
+        self._columns = 0                    # two columns where every check fits half the width, else one
+        self.empty = QLabel()
         self.empty.setObjectName("invariantsEmpty")
         self.empty.setWordWrap(True)
         self.grid.addWidget(self.empty, 0, 0, 1, 2)
         session.changed.connect(lambda change: change & Change.TRACE and self.refresh())
+        appearance().changed.connect(self._recolour)
+        self.retranslate()
+
+    def _recolour(self) -> None:
+        for label in self.labels.values():
+            label.setProperty("violated", None)      # styled again by refresh, in the theme's colours
         self.refresh()
 
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+
+    def retranslate(self) -> None:
+        self.empty.setText(self.tr("Nothing to check: this block has no norm, no attention and no residual."))
+        self.refresh()
+
+    def _place(self) -> None:
+        """Two columns when every check fits half the panel, one otherwise: never a clipped check."""
+        if not self.labels:
+            return
+        widths = [label.fontMetrics().horizontalAdvance(label.text()) + 4 for label in self.labels.values()]
+        two = max(widths[0::2]) + max(widths[1::2], default=0) + self.grid.horizontalSpacing() + 8
+        columns = 2 if two <= self.width() else 1
+        if columns == self._columns:
+            return
+        self._columns = columns
+        for position, label in enumerate(self.labels.values()):
+            self.grid.removeWidget(label)
+            self.grid.addWidget(label, 1 + position // columns, position % columns, 1, 3 - columns)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._place()
+
+    def found(self) -> list:
+        """Every invariant core checks on this trace: the norms, the pattern, the residual sums
+        and, with QK-Norm, its rows."""
+        return self.session.invariants() + qk_norm_invariants(self.session.config, self.session.trace)
+
+    def text_of(self, invariant) -> str:
+        """✓ or ✗, where, and what holds; an invariant this panel has no words for reads as core labels it."""
+        prefix, _, kind = invariant.key.partition(".")
+        mark = "✓" if invariant.ok else "✗"
+        if prefix in self.WHERE and kind in self.LABELS:
+            text = f"{mark} {self.WHERE[prefix]} {self.tr(self.LABELS[kind])}"
+        else:
+            text = f"{mark} {invariant.label} = {format_number(invariant.expected, trim=True)}"
+        if not invariant.ok:
+            text += f"  ({format_number(invariant.worst)})"
+        return text.replace("  ", " ").strip()
+
     def refresh(self) -> None:
-        found = self.session.invariants()
+        found = self.found()
         keys = [inv.key for inv in found]
         self.empty.setVisible(not found)
         if keys != list(self.labels):
@@ -171,25 +290,22 @@ class InvariantsPanel(QWidget):
                 label.setParent(None)          # at once: a new label takes its objectName
                 label.deleteLater()
             self.labels = {}
-            for row, key in enumerate(keys):
+            for key in keys:
                 label = QLabel()
                 label.setObjectName(f"invariant_{key}")
-                self.grid.addWidget(label, 1 + row // 2, row % 2)
                 self.labels[key] = label
+            self._columns = 0
         for inv in found:
-            prefix, kind = inv.key.split(".")
-            where = {"ln1": "LN1:", "ln2": "LN2:", "pattern": "", "resid_mid": "x + a:", "resid_post": "m + f:"}[prefix]
-            mark = "✓" if inv.ok else "✗"
-            text = f"{mark} {where} {self.tr(self.LABELS[kind])}"
-            if not inv.ok:
-                text += f"  ({format_number(inv.worst)})"
+            text = self.text_of(inv)
             label = self.labels[inv.key]
-            text = text.replace("  ", " ").strip()
             if label.text() != text:
                 label.setText(text)
             if label.property("violated") is not (not inv.ok):
-                # Restyling is costly (a re-polish): only when the verdict flips.
+                # Restyling is costly (a re-polish): only when the verdict flips (or the theme changes).
                 label.setProperty("violated", not inv.ok)
-                label.setStyleSheet("color: #1a7f37;" if inv.ok else "color: #c62828; font-weight: bold;")
-            label.setToolTip(self.tr(self.TIPS[kind]) + "\n"
-                             + ", ".join(format_number(float(v)) for v in inv.values.ravel()))
+                colours = appearance().colours
+                label.setStyleSheet(f"color: {colours.good};" if inv.ok else f"color: {colours.bad}; font-weight: bold;")
+            tip = self.TIPS.get(inv.key)
+            label.setToolTip((self.tr(tip) if tip else inv.label) + "\n"
+                             + ", ".join(format_number(float(v)) for v in inv.values.ravel()[:64]))
+        self._place()

@@ -1,21 +1,40 @@
-"""The inspector: the selected hook as a table of numbers, and how the selected cell was computed."""
+"""The inspector: the selected hook as a table of numbers (with a picture of the whole tensor
+when it is large), and how the selected cell was computed.
+
+The table is virtual (HookTableModel makes a cell's text when the view asks for it), so a
+64 × 3,072 hook costs what its visible corner costs; after an edit only a hook the Session
+recomputed is looked at again, and only its changed cells are repainted.
+"""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSignalBlocker, Qt
-from PySide6.QtGui import QColor, QFontDatabase, QPen
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QStyledItemDelegate, QTableView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QVBoxLayout, QWidget
 
 from core.explain import Explanation, Step, explain
 from core.numbers import format_exact, format_short
 
+from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
+                                 show_overview, zoomed_font)
+from app.explorer import tensor_files
 from app.session import Change, Session
-from app.widgets.style import format_number, limit_for, text_colour_on, tint
+from app.widgets.appearance import appearance
+from app.widgets.style import format_number, limit_for, tint
+
+
+_DISPLAY, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
+    int(role.value) for role in (Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.TextAlignmentRole,
+                                 Qt.ToolTipRole))
+_RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
+_SHOWN = Change.TRACE | Change.SELECTION | Change.HIGHLIGHT
 
 
 class HookTableModel(QAbstractTableModel):
-    """A read-only view of one 2-D slice of a hook: tokens down, units across."""
+    """A read-only view of one 2-D slice of a hook: tokens down, units across. A cell's text and
+    colour are made when the view asks for them: only visible cells ever are."""
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -24,26 +43,26 @@ class HookTableModel(QAbstractTableModel):
         self.limit = 1.0
         self.column_prefix = "d"
         self.outlined: set[tuple[int, int]] = set()
-        self.texts: list[list[str]] = []
-        self.colours: list[list] = []
-        self.inks: list[list] = []
 
-    def set_slice(self, array: np.ndarray, column_prefix: str) -> None:
-        reshaped = array.shape != self.array.shape or column_prefix != self.column_prefix
-        if reshaped:
+    def set_slice(self, array: np.ndarray, column_prefix: str) -> tuple[slice, slice] | str | None:
+        """Show `array`. Returns "reset" when the shape (or the kind of columns) changed, else the
+        block of changed cells (only those are repainted), or None when nothing changed."""
+        if array.shape != self.array.shape or column_prefix != self.column_prefix:
             self.beginResetModel()
             self.column_prefix = column_prefix
-            self.limit = limit_for(array)
-        self.array = array
-        # Texts and colours are made once per update, not on each of the view's data() calls.
-        self.texts = [[format_number(float(v)) for v in row] for row in array]
-        self.colours = [[tint(float(v), self.limit) for v in row] for row in array]
-        self.inks = [[text_colour_on(colour) for colour in row] for row in self.colours]
-        if reshaped:
+            self.limit = limit_for(array)          # fixed per shape: colours do not jump on an edit
+            self.array = array
             self.endResetModel()
-        else:
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1),
+            return "reset"
+        if array is self.array:
+            return None
+        region = changed_region(self.array, array)
+        self.array = array
+        if region is not None:
+            rows, columns = region
+            self.dataChanged.emit(self.index(rows.start, columns.start), self.index(rows.stop - 1, columns.stop - 1),
                                   [Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.ToolTipRole])
+        return region
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else self.array.shape[0]
@@ -52,19 +71,20 @@ class HookTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else self.array.shape[1]
 
     def data(self, index, role=Qt.DisplayRole):
+        # Roles compared as ints: this runs for every visible cell on every repaint.
         if not index.isValid():
             return None
-        row, column = index.row(), index.column()
-        if role == Qt.DisplayRole:
-            return self.texts[row][column]
-        if role == Qt.BackgroundRole:
-            return self.colours[row][column]
-        if role == Qt.ForegroundRole:
-            return self.inks[row][column]
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ToolTipRole:
-            return format_exact(self.array[row, column])
+        role = int(role)
+        if role == _DISPLAY:
+            return format_number(float(self.array[index.row(), index.column()]))
+        if role == _BACKGROUND:
+            return tint(float(self.array[index.row(), index.column()]), self.limit)
+        if role == _FOREGROUND:
+            return ink_on(tint(float(self.array[index.row(), index.column()]), self.limit))
+        if role == _ALIGNMENT:
+            return _RIGHT
+        if role == _TOOLTIP:
+            return format_exact(self.array[index.row(), index.column()])
         return None
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
@@ -75,19 +95,15 @@ class HookTableModel(QAbstractTableModel):
             return tokens[section] if self.array.shape[0] == len(tokens) and section < len(tokens) else str(section + 1)
         return f"{self.column_prefix}{section + 1}"
 
-
-class _OutlineDelegate(QStyledItemDelegate):
-    """Draws a thick amber frame around the cells a lesson step talks about."""
-
-    PEN = QPen(QColor("#e69500"), 3)
-
-    def paint(self, painter, option, index) -> None:
-        super().paint(painter, option, index)
-        if (index.row(), index.column()) in self.parent().model().outlined:
-            painter.save()
-            painter.setPen(self.PEN)
-            painter.drawRect(option.rect.adjusted(1, 1, -2, -2))
-            painter.restore()
+    def extremes(self) -> tuple[str, ...]:
+        """The texts of the smallest and largest value: the widest a column must be."""
+        if not self.array.size:
+            return ()
+        finite = self.array[np.isfinite(self.array)]
+        values = [float(finite.min()), float(finite.max())] if finite.size else []
+        if not np.all(np.isfinite(self.array)):
+            values.append(-np.inf)
+        return tuple(format_number(v) for v in values)
 
 
 # What each hook holds, for the inspector's title line.
@@ -99,6 +115,8 @@ HOOK_MEANINGS = {
     "ln1.hook_out": "first norm's output",
     "attn.hook_q": "queries q = x·W_Q + b_Q",
     "attn.hook_k": "keys k = x·W_K + b_K",
+    "attn.hook_rot_q": "queries rotated by their positions (rotary)",
+    "attn.hook_rot_k": "keys rotated by their positions (rotary)",
     "attn.hook_v": "values v = x·W_V + b_V",
     "attn.hook_attn_scores": "scores q·kᵀ/√d_head (masked = −∞)",
     "attn.hook_pattern": "attention weights softmax(scores)",
@@ -115,6 +133,26 @@ HOOK_MEANINGS = {
     "mlp.hook_post": "hidden units after the activation",
     "hook_mlp_out": "FFN output f",
     "hook_resid_post": "block output",
+    # the later generations' options (docs/hooks-extensions.md)
+    "attn.hook_q_scale": "QK-Norm's scale of q √(Σ_c q_c²/d_head + ε)",
+    "attn.hook_q_normalized": "q divided by its QK-Norm scale",
+    "attn.hook_q_normed": "q after QK-Norm: what the scores use",
+    "attn.hook_k_scale": "QK-Norm's scale of k √(Σ_c k_c²/d_head + ε)",
+    "attn.hook_k_normalized": "k divided by its QK-Norm scale",
+    "attn.hook_k_normed": "k after QK-Norm: what the scores use",
+    "attn.hook_gate": "output gate before the sigmoid g = x·W_G + b_G",
+    "attn.hook_gate_sigmoid": "output gate σ(g), between 0 and 1",
+    "attn.hook_z_gated": "gated z = σ(g)·z: what W_O reads",
+    "mlp.hook_pre_clamped": "linear units clipped to ±L",
+    "mlp.hook_gate_clamped": "gate units clipped from above at L",
+}
+
+# Meanings that change when an option is on.
+GATED_RESULT_MEANING = "each head's contribution z_g·W_O"
+CLAMPED_POST_MEANING = "hidden units act(gate_c)·pre_c after the clamp"
+ZERO_CENTRED_MEANINGS = {
+    "ln1.hook_out": "first norm's output, gain 1 + w",
+    "ln2.hook_out": "second norm's output, gain 1 + w",
 }
 
 # RMSNorm has no mean and no β: its hooks read differently.
@@ -141,13 +179,26 @@ STEP_SENTENCES = {
     Step.RMS_NORM_SCALE: "The root mean square of this token's row, which the norm divides by.",
     Step.LAYER_NORMALIZED: "This token's row, centred and divided by its spread.",
     Step.RMS_NORMALIZED: "This token's row divided by its root mean square.",
+    Step.ROTARY: "Rotary positions: each pair of channels is turned by an angle that grows with the token's position.",
     Step.SCORE: "How well this query matches this key, divided by √d_head.",
     Step.MASKED_SCORE: "Hidden by the causal mask: a token may not read tokens after it.",
     Step.SOFTMAX: "Softmax turns this row of scores into weights that sum to 1.",
     Step.MASKED_WEIGHT: "A masked score becomes weight 0: exp(−∞) = 0.",
     Step.ACTIVATION: "The activation function applied to this unit's pre-activation.",
     Step.GATED_ACTIVATION: "Gated FFN: the activated gate multiplies the linear unit.",
+    Step.QK_NORM_SCALE: "QK-Norm: the root mean square of this head's row, which it divides by.",
+    Step.QK_NORMALIZED: "QK-Norm: this head's row divided by its root mean square.",
+    Step.QK_NORM: "QK-Norm's output: the normalized value times the gain; the scores use it, not the raw q or k.",
+    Step.NORMED_SCORE: "How well this query matches this key after QK-Norm, divided by √d_head.",
+    Step.OUTPUT_GATE: "The output gate before its sigmoid: the sub-layer's input times W_G, added up, plus b_G.",
+    Step.GATE_SIGMOID: "The sigmoid squeezes the gate into (0, 1): how much of this head's z is let through.",
+    Step.GATED_Z: "The opened gate times z: what this head passes on to W_O.",
+    Step.CLAMP_UP: "Clamped SwiGLU: the linear unit is clipped to ±L.",
+    Step.CLAMP_GATE: "Clamped SwiGLU: the gate is clipped from above at L; below, SiLU is already near 0.",
+    Step.CLAMPED_ACTIVATION: "Clamped SwiGLU: the activated clipped gate times the clipped linear unit.",
+    Step.UNEXPLAINED: "This hook is not explained here yet: its value is shown as computed.",
 }
+ZERO_CENTRED_SENTENCE = "Zero-centred norm: the stored w is the gain minus 1, so the gain is 1 + w."
 
 # What each named term of a formula is (Term.name → words).
 TERM_MEANINGS = {
@@ -164,6 +215,10 @@ TERM_MEANINGS = {
     "shift": "shift",
     "bias": "bias",
     "dot": "dot product of query and key",
+    "rotary_first": "first channel of the pair",
+    "rotary_second": "second channel of the pair",
+    "position": "absolute position of the token",
+    "angle": "rotation angle",
     "sqrt_d_head": "square root of the head width",
     "score": "this score",
     "row_max": "largest score of the row",
@@ -171,6 +226,15 @@ TERM_MEANINGS = {
     "head_result": "one head's contribution",
     "pre": "pre-activation",
     "gate": "gate value",
+    "gain_offset": "stored w: the gain is 1 + w",
+    "raw_q": "query before QK-Norm",
+    "raw_k": "key before QK-Norm",
+    "gate_logit": "gate before the sigmoid",
+    "gate_open": "sigmoid of the gate",
+    "head_z": "this head's z",
+    "limit": "clamp limit",
+    "gate_clamped": "clipped gate",
+    "pre_clamped": "clipped linear unit",
 }
 
 
@@ -179,43 +243,51 @@ def _column_prefix(hook: str) -> str:
         return "h"
     if hook in ("attn.hook_attn_scores", "attn.hook_pattern"):
         return "k"
-    if hook.endswith("hook_scale"):
+    if hook.endswith("_scale"):
         return "σ"
     return "d"
 
 
+def hook_meaning(hook: str, config) -> str:
+    """What `hook` holds, in English (the inspector translates it): some read differently when an
+    option is on."""
+    if config.norm == "rmsnorm" and hook in RMS_MEANINGS:
+        return RMS_MEANINGS[hook]
+    if config.zero_centered and hook in ZERO_CENTRED_MEANINGS:
+        return ZERO_CENTRED_MEANINGS[hook]
+    if hook == "attn.hook_result" and config.attn_gate:
+        return GATED_RESULT_MEANING
+    if hook == "mlp.hook_post" and config.ffn_clamp is not None:
+        return CLAMPED_POST_MEANING
+    return HOOK_MEANINGS.get(hook, "")
+
+
 class Inspector(QWidget):
+    """The selected hook: its name and meaning, a head picker for per-head hooks, the numbers
+    (with an overview picture when the slice is large), and the selected cell's computation.
+    Right-click the table to export the hook (CSV, .npy) or the equation (clipboard, text file)."""
+
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
         self.setObjectName("inspector")
         self.session = session
-        self.title = QLabel()
-        self.title.setObjectName("inspectorTitle")
-        self.title.setWordWrap(True)
-        bold = self.title.font()
-        bold.setBold(True)
-        bold.setPointSize(bold.pointSize() + 1)
-        self.title.setFont(bold)
+        self.title = ElidedLabel("inspectorTitle")
         self.head_combo = QComboBox()
         self.head_combo.setObjectName("inspectorHeadSelector")
         self.model = HookTableModel(session, self)
-        self.table = QTableView()
-        self.table.setObjectName("inspectorTable")
+        self.table = NumberTable("inspectorTable")
         self.table.setModel(self.model)
-        self.table.setEditTriggers(QTableView.NoEditTriggers)
-        self.table.setSelectionMode(QTableView.SingleSelection)
-        # Sized on reshape only: ResizeToContents would measure every cell on every edit.
-        self.model.modelReset.connect(self._fit_columns)
-        numbers = QFontDatabase.systemFont(QFontDatabase.FixedFont)
-        numbers.setPointSize(max(numbers.pointSize(), 10))
-        self.table.setFont(numbers)
-        self.table.setItemDelegate(_OutlineDelegate(self.table))
+        self.table.setEditTriggers(NumberTable.NoEditTriggers)
+        self.table.customContextMenuRequested.connect(lambda position: self.context_menu().exec(
+            self.table.viewport().mapToGlobal(position)))
+        self.overview = TensorOverview("inspectorOverview")
+        self.overview.cellPicked.connect(lambda row, column: self.session.select(token=row, column=column))
         self.outlined_cells: list[tuple[str, tuple[int, ...]]] = []
         self.explanation = QPlainTextEdit()
         self.explanation.setObjectName("inspectorExplanation")
         self.explanation.setReadOnly(True)
-        self.explanation.setFont(numbers)
-        self.explanation.setMinimumHeight(110)
+        self.explanation.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.explanation.customContextMenuRequested.connect(self._explanation_menu)
         self.sentence = QLabel()
         self.sentence.setObjectName("inspectorSentence")
         self.sentence.setWordWrap(True)
@@ -223,22 +295,36 @@ class Inspector(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.head_combo)
+        numbers = QHBoxLayout()
+        numbers.setSpacing(4)
+        numbers.addWidget(self.table, 1)
+        numbers.addWidget(self.overview)
+        self._numbers = numbers
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addWidget(self.table, 3)
+        layout.addLayout(numbers)
         layout.addWidget(self.sentence)
-        layout.addWidget(self.explanation, 2)
+        layout.addWidget(self.explanation, 1)
 
         self.table.selectionModel().currentChanged.connect(self._cell_chosen)
+        self.table.horizontalScrollBar().valueChanged.connect(self._show_window)
+        self.table.verticalScrollBar().valueChanged.connect(self._show_window)
         self.head_combo.currentIndexChanged.connect(lambda head: head >= 0 and session.select(head=head))
         session.changed.connect(self._on_changed)
-        self.refresh()
+        appearance().changed.connect(self.restyle)
+        self._shown_hook = None
+        self._shown_slice = None
+        self.restyle()
 
+    # --- following the session -----------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:
+        if change is Change.TRACE:           # an edit (the commonest, and Flag arithmetic is slow)
+            self.refresh(values_only=True)
+            return
         if change & Change.HIGHLIGHT:
             self.outlined_cells = list(self.session.highlight.cells)
-        if change & (Change.TRACE | Change.SELECTION | Change.HIGHLIGHT):
+        if change & _SHOWN:
             self.refresh()
 
     def set_outlined(self, cells: list[tuple[str, tuple[int, ...]]]) -> None:
@@ -246,20 +332,24 @@ class Inspector(QWidget):
         self.outlined_cells = list(cells)
         self.refresh()
 
-    def _fit_columns(self) -> None:
-        self.table.resizeColumnsToContents()
-        self.table.resizeRowsToContents()
-
     def _cell_chosen(self, current: QModelIndex, _previous=None) -> None:
         if current.isValid() and not self._refreshing:
             self.session.select(token=current.row(), column=current.column())
 
     _refreshing = False
 
-    def refresh(self) -> None:
+    def refresh(self, values_only: bool = False) -> None:
+        """Bring everything to the session's state. `values_only`: an edit (the selection is as it
+        was), so a hook the Session did not recompute (trace.recomputed) keeps its table as is."""
         session = self.session
         hook = session.selected_hook
-        array = session.trace[hook]
+        trace = session.trace
+        recomputed = getattr(trace, "recomputed", None)
+        if values_only and hook == self._shown_hook and recomputed is not None and hook not in recomputed \
+                and not getattr(trace, "full", False):
+            self._explain()               # the cell's terms may read a weight that changed
+            return
+        array = trace[hook]
         index = session.selected_index(hook)
         self._refreshing = True
         try:
@@ -272,21 +362,68 @@ class Inspector(QWidget):
                 if heads:
                     self.head_combo.setCurrentIndex(index[0])
             shown = array[index[0]] if array.ndim == 3 else array
-            self.model.outlined = {tuple(cell[-2:]) for name, cell in self.outlined_cells
-                                   if name == hook and (array.ndim != 3 or cell[0] == index[0])}
-            self.model.set_slice(shown, _column_prefix(hook))
+            outlined = {tuple(cell[-2:]) for name, cell in self.outlined_cells
+                        if name == hook and (array.ndim != 3 or cell[0] == index[0])}
+            if outlined != self.model.outlined:
+                self.model.outlined = outlined
+                self.table.viewport().update()
+            region = self.model.set_slice(shown, _column_prefix(hook))
+            if (hook, index[0] if array.ndim == 3 else None) != self._shown_slice:
+                self._shown_slice = (hook, index[0] if array.ndim == 3 else None)
+                region = "reset" if region is not None else region     # another slice: a fresh overview scale
+            self._shown_hook = hook
+            if region == "reset":
+                self.table.fit_columns(self.model.extremes(), force=True)
+                self._share_height()
+            elif region is not None:
+                changed = shown[region]
+                finite = changed[np.isfinite(changed)]
+                if finite.size:
+                    self.table.widen_for((format_number(float(finite.min())), format_number(float(finite.max()))))
+            self._show_overview(shown, region)
             cell = self.model.index(index[-2], index[-1])
-            self.table.setCurrentIndex(cell)
+            if self.table.currentIndex() != cell:
+                self.table.setCurrentIndex(cell)
         finally:
             self._refreshing = False
+        self._show_window()
+        self._explain()
+
+    def _show_overview(self, shown: np.ndarray, region) -> None:
+        wanted = show_overview(shown.shape)
+        if wanted != self.overview.isVisibleTo(self):
+            self.overview.setVisible(wanted)
+        if not wanted:
+            return
+        if region == "reset" or self.overview.shape != shown.shape:
+            self.overview.set_array(shown)
+        elif region is not None:
+            self.overview.set_array(shown, new=False)
+
+    def _show_window(self) -> None:
+        if self.overview.isVisibleTo(self):
+            current = self.table.currentIndex()
+            self.overview.set_view(self.table.visible_cells(), (max(current.row(), 0), max(current.column(), 0)))
+
+    def _explain(self) -> None:
+        session = self.session
+        hook = session.selected_hook
+        array = session.trace[hook]
+        index = session.selected_index(hook)
         shape = "×".join(map(str, array.shape))
-        meaning = self.tr(RMS_MEANINGS.get(hook) if session.config.norm == "rmsnorm" and hook in RMS_MEANINGS
-                          else HOOK_MEANINGS.get(hook, ""))
-        self.title.setText(f"{hook}  [{shape}]  — {meaning}")
-        explanation = explain(session.config, session.state.weights, session.trace, hook, index)
+        meaning = hook_meaning(hook, session.config)
+        self.title.set_full_text(f"{hook}  [{shape}]" + (f"  — {self.tr(meaning)}" if meaning else ""))
+        try:
+            explanation = explain(session.config, session.state.weights, session.trace, hook, index)
+        except (KeyError, IndexError):       # a hook this version cannot explain: say so, never crash
+            explanation = Explanation(hook, index, Step.UNEXPLAINED, hook, format_number(float(array[index])), (),
+                                      float(array[index]))
         token = session.tokens[index[-2]] if array.shape[-2] == len(session.tokens) else str(index[-2] + 1)
         where = f"{hook}[{', '.join(map(str, index))}]  ({token})"
-        self.sentence.setText(self.tr(STEP_SENTENCES[explanation.kind]))
+        sentence = self.tr(STEP_SENTENCES.get(explanation.kind, STEP_SENTENCES[Step.UNEXPLAINED]))
+        if any(term.name == "gain_offset" for term in explanation.terms):
+            sentence += " " + self.tr(ZERO_CENTRED_SENTENCE)
+        self.sentence.setText(sentence)
         self.explanation.setPlainText(f"{where}\n{self.worded(explanation)}")
 
     def worded(self, explanation: Explanation) -> str:
@@ -300,3 +437,110 @@ class Inspector(QWidget):
         if explanation.omitted:
             lines.append(self.tr("(… stands for %1 more products)").replace("%1", str(explanation.omitted)))
         return "\n".join(lines)
+
+    # --- size, zoom, language ------------------------------------------------------------------
+    def restyle(self) -> None:
+        """Fonts for the current interface zoom (the table's follow appearance() themselves)."""
+        self.title.setFont(zoomed_font(CELL_POINT_SIZE, bold=True, extra=1))
+        self.sentence.setFont(zoomed_font(CELL_POINT_SIZE))
+        self.table.restyle()
+        self.explanation.setFont(self.table.font())
+        self.refresh()
+        self.table.fit_columns(self.model.extremes(), force=True)
+        self._share_height()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate()
+
+    def retranslate(self) -> None:
+        with QSignalBlocker(self.head_combo):
+            for head in range(self.head_combo.count()):
+                self.head_combo.setItemText(head, self.tr("head %1").replace("%1", str(head + 1)))
+        self._explain()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._share_height()
+
+    def _share_height(self) -> None:
+        """The table gets the height of a lesson's whole tensor (up to FIT_ROWS rows) first, as far
+        as the inspector's own height allows; the explanation has the rest (at least two lines)."""
+        lines = self.explanation.fontMetrics().lineSpacing()
+        explanation_least = 2 * lines + 2 * self.explanation.frameWidth() + 8
+        self.explanation.setMinimumHeight(explanation_least)
+        others = (self.title.sizeHint().height() + self.sentence.heightForWidth(max(self.width() - 8, 40))
+                  + explanation_least + 8 + 3 * self.layout().spacing())
+        rows = self.model.rowCount()
+        # A lesson's tensor whole; a longer one scrolls anyway and shares the height evenly.
+        wanted = self.table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2)
+        least = self.table.content_height(min(rows, 2))
+        height = max(least, min(wanted, self.height() - others))
+        if self.table.minimumHeight() != height:
+            self.table.setMinimumHeight(height)
+        self.layout().setStretchFactor(self._numbers, 0 if rows <= FIT_ROWS else 1)
+
+    # --- export ----------------------------------------------------------------------------------
+    def context_menu(self) -> QMenu:
+        """Export the hook (all its heads) as CSV or .npy; copy or save the equation."""
+        hook = self.session.selected_hook
+        menu = QMenu(self)
+        menu.setObjectName("inspectorMenu")
+        for name, text, suffix in (("inspectorExportCsv", self.tr("Export %1 as CSV…"), ".csv"),
+                                   ("inspectorExportNpy", self.tr("Export %1 as NumPy .npy…"), ".npy")):
+            action = menu.addAction(text.replace("%1", hook))
+            action.setObjectName(name)
+            action.triggered.connect(lambda _checked=False, s=suffix: self._export_dialog(s))
+        menu.addSeparator()
+        copy = menu.addAction(self.tr("Copy the equation"))
+        copy.setObjectName("inspectorCopyEquation")
+        copy.triggered.connect(self.copy_equation)
+        save = menu.addAction(self.tr("Save the equation as text…"))
+        save.setObjectName("inspectorSaveEquation")
+        save.triggered.connect(self._save_equation_dialog)
+        return menu
+
+    def _explanation_menu(self, position) -> None:
+        menu = self.explanation.createStandardContextMenu()
+        menu.addSeparator()
+        for action in self.context_menu().actions():
+            menu.addAction(action)
+        menu.exec(self.explanation.viewport().mapToGlobal(position))
+
+    def export_tensor(self, path: Path) -> bool:
+        """Write the selected hook (every head) to `path`: CSV or .npy by its suffix. Says in the
+        status bar what was written, or why nothing was."""
+        hook = self.session.selected_hook
+        array = self.session.trace[hook]
+        shape = "×".join(map(str, array.shape))
+        comments = (f"{hook} [{shape}]", "tokens: " + " ".join(self.session.tokens))
+        return tensor_files.export_tensor(self.session, Path(path), array, f"{hook} [{shape}]", comments)
+
+    def equation_text(self) -> str:
+        """The selected cell's explanation as the inspector shows it (plain text)."""
+        return self.explanation.toPlainText()
+
+    def copy_equation(self) -> None:
+        QGuiApplication.clipboard().setText(self.equation_text())
+        self.session.message.emit(self.tr("The equation is on the clipboard."))
+
+    def save_equation(self, path: Path) -> bool:
+        try:
+            Path(path).write_text(self.equation_text() + "\n", encoding="utf-8")
+        except OSError as error:
+            self.session.message.emit(self.tr("Cannot write %1: %2").replace("%1", str(path))
+                                      .replace("%2", error.strerror or str(error)))
+            return False
+        self.session.message.emit(self.tr("Saved the equation to %1").replace("%1", str(path)))
+        return True
+
+    def _export_dialog(self, suffix: str) -> None:
+        path = tensor_files.ask_save_path(self, self.session.selected_hook.replace(".", "_") + suffix, suffix)
+        if path:
+            self.export_tensor(path)
+
+    def _save_equation_dialog(self) -> None:
+        path = tensor_files.ask_save_path(self, self.session.selected_hook.replace(".", "_") + ".txt", ".txt")
+        if path:
+            self.save_equation(path)

@@ -8,46 +8,48 @@ reads `session.tensor(...)` and repaints on the Session's `changed` notification
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QRect, QSignalBlocker, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo, QFontMetrics, QGuiApplication, QKeySequence, QPen
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSignalBlocker, Qt
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-    QPushButton, QSizePolicy, QSlider, QSpinBox, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView,
-    QVBoxLayout, QWidget,
+    QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QSizePolicy,
+    QSlider, QSpinBox, QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget,
 )
 
-from app.widgets import style
+from app.explorer import tensor_files
+from app.explorer.tables import (CELL_POINT_SIZE, ElidedLabel, NumberDelegate, NumberTable, TensorOverview, changed_region, ink_on,
+                                 show_overview, zoomed_font)
 from app.session import INPUTS, TARGETS, Change, Session
+from app.widgets import style
+from app.widgets.appearance import appearance
+from app.widgets.flow_layout import FlowLayout
 from core.formats.scenario import MAX_ABS_VALUE
-from core.numbers import format_exact, parse_number
+from core.numbers import format_exact, format_number, parse_number
 
-CELL_POINT_SIZE = 10           # numbers readable on a projector
 NUDGE_STEP = 0.05              # wheel / spin step; with Shift held: FINE_STEP
 FINE_STEP = 0.01
-CELL_TEXT_MARGIN = 3           # px between a number and its cell's edge
-SLIDER_STEPS = 200             # the slider spans ±SLIDER_STEPS·SLIDER_STEP around the value at press
-SLIDER_STEP = 0.01
+SLIDER_POSITIONS = 200         # slider positions from 0 to either end of its scale ±L
+SLIDER_LEAST_SCALE = 2.0       # the scale is at least ±2, and wider for larger values
 
 # The letter naming each axis: rows read the input of a layer, columns feed its output.
 _MATRIX_AXES = {"W_Q": ("x", "q"), "W_K": ("x", "k"), "W_V": ("x", "v"), "W_O": ("z", "d"),
-                "W_in": ("x", "h"), "W_gate": ("x", "g"), "W_out": ("h", "f")}
-_VECTOR_AXIS = {"b_Q": "q", "b_K": "k", "b_V": "v", "b_in": "h", "b_gate": "g", "b_out": "f"}
+                "W_in": ("x", "h"), "W_gate": ("x", "g"), "W_out": ("h", "f"), "W_G": ("x", "g")}
+_VECTOR_AXIS = {"b_Q": "q", "b_K": "k", "b_V": "v", "b_in": "h", "b_gate": "g", "b_out": "f", "b_G": "g"}
+
+
+_DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
+    int(role.value) for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.BackgroundRole,
+                                 Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole,
+                                 Qt.ItemDataRole.ToolTipRole))
+_ROLES = frozenset((_DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP))
+_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+_SYNCED = Change.TRACE | Change.EDIT_TARGET
 
 
 def _numbered(prefix: str, count: int) -> list[str]:
     return [f"{prefix}{i + 1}" for i in range(count)]
-
-
-def number_font(base: QFont) -> QFont:
-    """The table's font: at least CELL_POINT_SIZE, and the condensed cut of DejaVu Sans where that is
-    the system font, so six columns of "-1.434875" fit a side panel ~420 px wide."""
-    font = QFont(base)
-    font.setPointSize(max(CELL_POINT_SIZE, font.pointSize()))
-    if QFontInfo(font).family() == "DejaVu Sans" and "DejaVu Sans Condensed" in QFontDatabase.families():
-        font.setFamilies(["DejaVu Sans Condensed", *font.families()])
-    return font
 
 
 def _edit_text(value: float) -> str:
@@ -55,6 +57,11 @@ def _edit_text(value: float) -> str:
     Plain ASCII ("-1.5"), as the learner types it; parse_number reads "−" too. Displayed
     text (the cells, the tooltip) uses the Unicode minus of core.numbers."""
     return repr(float(value))
+
+
+def slider_scale(value: float) -> float:
+    """The honest slider's half-range for a value: ±max(2, 2|v|), rounded up to 2, 5, 10, 20 …"""
+    return style.nice_limit(max(SLIDER_LEAST_SCALE, 2 * abs(float(value))))
 
 
 class WeightTableModel(QAbstractTableModel):
@@ -69,6 +76,8 @@ class WeightTableModel(QAbstractTableModel):
         self._shape = self._view_shape()
         self._rows, self._columns = self._labels()
         self._limits: dict[str, float] = {}
+        # What was last shown, and the tensor it came from: an edit is told apart by identity.
+        self._shown, self._source = self._array_or_none(), self._tensor_or_none()
 
     # --- what is shown --------------------------------------------------------------------
     @property
@@ -90,6 +99,18 @@ class WeightTableModel(QAbstractTableModel):
         if array.ndim == 1:
             return array[np.newaxis, :]
         return array
+
+    def _tensor_or_none(self) -> np.ndarray | None:
+        try:
+            return self.tensor()
+        except KeyError:
+            return None
+
+    def _array_or_none(self) -> np.ndarray | None:
+        try:
+            return self.view_array()
+        except KeyError:
+            return None
 
     def _view_shape(self) -> tuple[int, int]:
         try:
@@ -114,23 +135,39 @@ class WeightTableModel(QAbstractTableModel):
             return 0, index[0]
         return index[0], index[1]
 
-    def show(self, name: str, head: int = 0, force_reset: bool = False) -> None:
-        """Show tensor `name` (head `head` of a per-head one) and repaint: a cheap dataChanged when
-        only values changed, a model reset when the tensor, head or shape did."""
+    def show(self, name: str, head: int = 0, force_reset: bool = False) -> tuple[slice, slice] | str | None:
+        """Show tensor `name` (head `head` of a per-head one). A model reset when the tensor, head or
+        shape changed ("reset" is returned); else only the cells whose values changed are
+        repainted (their block is returned; None: nothing changed, e.g. another tensor was edited)."""
         if force_reset or name != self._name or head != self._head or self._view_shape_of(name) != self._shape:
             self.beginResetModel()
             self._name, self._head = name, head
             self._shape = self._view_shape()
             self._rows, self._columns = self._labels()
+            self._shown, self._source = self._array_or_none(), self._tensor_or_none()
             self.endResetModel()
-        elif self._shape[0] and self._shape[1]:
-            self.dataChanged.emit(self.index(0, 0), self.index(self._shape[0] - 1, self._shape[1] - 1),
+            return "reset"
+        if self._source is self.tensor():       # the Session shares every array an edit did not change
+            return None
+        array = self.view_array()
+        previous, self._shown, self._source = self._shown, array, self.tensor()
+        region = changed_region(previous, array)
+        if region is not None:
+            rows, columns = region
+            self.dataChanged.emit(self.index(rows.start, columns.start), self.index(rows.stop - 1, columns.stop - 1),
                                   [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole,
                                    Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ToolTipRole])
+        return region
 
     def _view_shape_of(self, name: str) -> tuple[int, int]:
         shape = self._session.tensor(name).shape
         return (shape[1], shape[2]) if len(shape) == 3 else (1, shape[0]) if len(shape) == 1 else tuple(shape)
+
+    def retranslate(self) -> None:
+        """Header labels again in the current language (the per-head bias rows are words)."""
+        self._rows, self._columns = self._labels()
+        if self._shape[0]:
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self._shape[0] - 1)
 
     def forget_limits(self) -> None:
         """A new scenario: colour scales are taken afresh."""
@@ -193,25 +230,27 @@ class WeightTableModel(QAbstractTableModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        # Roles compared as ints: this runs for every visible cell on every repaint.
         if not index.isValid():
             return None
+        role = int(role)
+        if role not in _ROLES:
+            return None
         value = float(self.view_array()[index.row(), index.column()])
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return style.format_number(value)
-        if role == Qt.ItemDataRole.EditRole:
+        if role == _EDIT:
             return value
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == _BACKGROUND:
             return style.tint(value, self.colour_limit())
-        if role == Qt.ItemDataRole.ForegroundRole:
-            return style.text_colour_on(style.tint(value, self.colour_limit()))
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            where = ", ".join(map(str, self.full_index(index.row(), index.column())))
-            hint = self.tr("Type a number; the wheel over the selected cell nudges it by 0.05 (Shift: 0.01); "
-                           "Ctrl+V pastes a block here")
-            return f"{self._name}[{where}] = {format_exact(value)}\n{hint}"
-        return None
+        if role == _FOREGROUND:
+            return ink_on(style.tint(value, self.colour_limit()))
+        if role == _ALIGNMENT:
+            return _RIGHT
+        where = ", ".join(map(str, self.full_index(index.row(), index.column())))
+        hint = self.tr("Type a number; the wheel over the selected cell nudges it by 0.05 (Shift: 0.01); "
+                       "Ctrl+V pastes a block here")
+        return f"{self._name}[{where}] = {format_exact(value)}\n{hint}"
 
     def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         """Typed text (or a number) into a cell; False if the session refuses it (it says why)."""
@@ -237,9 +276,9 @@ class WeightTableModel(QAbstractTableModel):
         return None
 
 
-class _CellDelegate(QStyledItemDelegate):
-    """Cells edit as plain text (so a typo can be refused with a message, not silently eaten),
-    and the selected cell is framed instead of filled, so its tint stays visible."""
+class _CellDelegate(NumberDelegate):
+    """Cells edit as plain text (so a typo can be refused with a message, not silently eaten);
+    they paint as every number table does (the selected cell framed, its tint still visible)."""
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:  # noqa: N802
         editor = QLineEdit(parent)
@@ -255,25 +294,6 @@ class _CellDelegate(QStyledItemDelegate):
     def setModelData(self, editor: QWidget, model: QAbstractTableModel, index: QModelIndex) -> None:  # noqa: N802
         model.setData(index, editor.text(), Qt.ItemDataRole.EditRole)
 
-    def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        # Drawn by hand: the tint stays visible under the selection, and the text margin is small
-        # enough for six columns of "-1.434875" in a narrow side panel.
-        rect = QRect(option.rect)
-        painter.save()
-        painter.fillRect(rect, index.data(Qt.ItemDataRole.BackgroundRole))
-        painter.setFont(option.font)
-        painter.setPen(index.data(Qt.ItemDataRole.ForegroundRole))
-        painter.drawText(rect.adjusted(CELL_TEXT_MARGIN, 0, -CELL_TEXT_MARGIN, 0),
-                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                         index.data(Qt.ItemDataRole.DisplayRole))
-        if option.state & QStyle.StateFlag.State_Selected:
-            frame = rect.adjusted(1, 1, -2, -2)
-            painter.setPen(QPen(QColor("#111111"), 2))
-            painter.drawRect(frame)
-            painter.setPen(QPen(QColor("#ffffff"), 1))   # visible on the darkest tints too
-            painter.drawRect(frame.adjusted(2, 2, -2, -2))
-        painter.restore()
-
 
 class _NudgeSpinBox(QDoubleSpinBox):
     """A spin box whose wheel steps by NUDGE_STEP, or FINE_STEP with Shift held."""
@@ -288,10 +308,11 @@ class _NudgeSpinBox(QDoubleSpinBox):
 
 
 class WeightEditor(QWidget):
-    """Side panel: choose a tensor, edit its cells, drag the selected one, paste, fill.
+    """Side panel: choose a tensor, edit its cells, drag the selected one, paste, fill, import.
 
-    The table (WeightTableModel) is this class's; the selected cell's spin box and slider are a
-    CellControls, the fill and paste buttons a TensorActions, both below the table."""
+    The table (WeightTableModel in a NumberTable, with an overview picture beside it when the
+    slice is large) is this class's; the selected cell's spin box and slider are a CellControls,
+    the fill, paste and file buttons a TensorActions, both below the table."""
 
     def __init__(self, session: Session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -301,51 +322,34 @@ class WeightEditor(QWidget):
         self._tensor_signature: tuple = ()
         self._remembered: dict[str, tuple[int, ...]] = {}   # last cell per tensor, to come back to
 
-        panel_font = QFont(self.font())
-        panel_font.setPointSize(max(CELL_POINT_SIZE, panel_font.pointSize()))
-        self.setFont(panel_font)
-        cell_font = number_font(panel_font)
-
         self.tensor_combo = QComboBox()
         self.tensor_combo.setObjectName("weightTensorCombo")
         self.tensor_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.tensor_combo.setMinimumContentsLength(12)
         self.tensor_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.tensor_combo.setToolTip(self.tr("The tensor to edit: the block's input x, a weight, or the targets"))
-        self.head_label = QLabel(self.tr("Head"))
+        self.head_label = QLabel()
         self.head_selector = QComboBox()
         self.head_selector.setObjectName("weightHeadSelector")
-        self.head_selector.setToolTip(self.tr("Which head's slice the table shows"))
 
         self.model = WeightTableModel(session, self)
-        self.table = QTableView()
-        self.table.setObjectName("weightTable")
+        self.table = NumberTable("weightTable")
         self.table.setModel(self.model)
         self.table.setItemDelegate(_CellDelegate(self.table))
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                    | QAbstractItemView.EditTrigger.EditKeyPressed
                                    | QAbstractItemView.EditTrigger.AnyKeyPressed)
-        self.table.setFont(cell_font)
-        self.table.horizontalHeader().setFont(cell_font)
-        self.table.verticalHeader().setFont(cell_font)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.horizontalHeader().setHighlightSections(False)
-        self.table.verticalHeader().setHighlightSections(False)
-        metrics = QFontMetrics(cell_font)
-        self._padding = 2 * CELL_TEXT_MARGIN
-        self._base_column_width = metrics.horizontalAdvance("-1.434875") + self._padding
-        self.table.horizontalHeader().setMinimumSectionSize(24)
-        self.table.horizontalHeader().setDefaultSectionSize(self._base_column_width)
-        self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
         self.table.viewport().installEventFilter(self)
         self.table.installEventFilter(self)
         self.table.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.table.horizontalScrollBar().valueChanged.connect(self._show_window)
+        self.table.verticalScrollBar().valueChanged.connect(self._show_window)
+        self.overview = TensorOverview("weightOverview")
+        self.overview.cellPicked.connect(self._overview_picked)
 
-        self.cell_controls = CellControls(self, metrics)
+        self.cell_controls = CellControls(self)
         self.tensor_actions = TensorActions(self)
+        self.table.customContextMenuRequested.connect(lambda position: self.tensor_actions.file_menu().exec(
+            self.table.viewport().mapToGlobal(position)))
         # Their widgets, by the names the tests and the plugin's driver use.
         self.cell_label, self.value_spin = self.cell_controls.cell_label, self.cell_controls.value_spin
         self.value_slider = self.cell_controls.value_slider
@@ -357,11 +361,15 @@ class WeightEditor(QWidget):
         top.addWidget(self.tensor_combo, 1)
         top.addWidget(self.head_label)
         top.addWidget(self.head_selector)
+        numbers = QHBoxLayout()
+        numbers.setSpacing(4)
+        numbers.addWidget(self.table, 1)
+        numbers.addWidget(self.overview)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)   # the dock around the panel gives the margin
         layout.addLayout(top)
-        layout.addWidget(self.table, 1)
+        layout.addLayout(numbers, 1)
         layout.addWidget(self.cell_controls)
         layout.addWidget(self.tensor_actions)
         layout.addStretch(0)             # when the table needs less height, controls stay right below it
@@ -369,12 +377,17 @@ class WeightEditor(QWidget):
         self.tensor_combo.currentIndexChanged.connect(self._on_tensor_chosen)
         self.head_selector.currentIndexChanged.connect(self._on_head_chosen)
         session.changed.connect(self._on_changed)
-        self._sync()
+        appearance().changed.connect(self.restyle)
+        self.retranslate()
+        self.restyle()
+        self._sync(force_reset=True)
 
     def _on_changed(self, change: Change) -> None:
-        if change & Change.LOADED:
+        if change is Change.TRACE or change is Change.EDIT_TARGET:    # the commonest: no Flag arithmetic
+            self._sync()
+        elif change & Change.LOADED:
             self._on_scenario_loaded()
-        elif change & (Change.TRACE | Change.EDIT_TARGET):
+        elif change & _SYNCED:
             self._sync()
 
     # --- reading the session --------------------------------------------------------------
@@ -422,8 +435,9 @@ class WeightEditor(QWidget):
             self._remembered[name] = index
             ndim = session.tensor(name).ndim
             head = index[0] if ndim == 3 else 0
-            with QSignalBlocker(self.tensor_combo):
-                self.tensor_combo.setCurrentIndex(self.tensor_combo.findData(name))
+            if self.tensor_combo.currentData() != name:
+                with QSignalBlocker(self.tensor_combo):
+                    self.tensor_combo.setCurrentIndex(self.tensor_combo.findData(name))
             per_head = ndim == 3
             self.head_label.setVisible(per_head)
             self.head_selector.setVisible(per_head)
@@ -434,17 +448,25 @@ class WeightEditor(QWidget):
                         self.head_selector.clear()
                         self.head_selector.addItems([self.tr("head %1").replace("%1", str(h + 1)) for h in range(heads)])
                     self.head_selector.setCurrentIndex(head)
-            self.model.show(name, head, force_reset=bool(force_reset))
-            self._fit_table()
+            region = self.model.show(name, head, force_reset=bool(force_reset))
+            if region == "reset":
+                self._fit_table()
+            elif region is not None:            # an edit: only its cells may need wider columns
+                changed = self.model.view_array()[region]
+                self.table.widen_for((style.format_number(float(changed.min())),
+                                      style.format_number(float(changed.max()))))
+            if region is not None:
+                self._show_overview(region)
             row, column = self.model.table_position(index)
             target = self.model.index(row, column)
             if self.table.currentIndex() != target:
                 self.table.selectionModel().setCurrentIndex(
                     target, self.table.selectionModel().SelectionFlag.ClearAndSelect)
-            self.cell_controls.show_value(float(session.tensor(name)[index]))
+            self.cell_controls.show_value(float(session.tensor(name)[index]), (name, index))
             self._update_cell_label(name, index, row, column)
         finally:
             self._syncing = False
+        self._show_window()
 
     def _update_cell_label(self, name: str, index: tuple[int, ...], row: int, column: int) -> None:
         where = f"{name}[{', '.join(map(str, index))}]"
@@ -452,26 +474,61 @@ class WeightEditor(QWidget):
             axes = self.model.column_label(column)
         else:
             axes = f"{self.model.row_label(row)} → {self.model.column_label(column)}"
-        self.cell_label.setText(f"{where}  ·  {axes}")
+        self.cell_label.set_full_text(f"{where}  ·  {axes}")
 
     def _fit_table(self) -> None:
-        """Columns as wide as "-1.434875", wider when a value needs it (never elided); the table no
-        taller than its rows, so the controls sit right below it."""
+        """Columns as wide as the tensor's longest number (never elided; an edit only widens them,
+        so nothing jumps: see _sync); the table no taller than its rows."""
         array = self.model.view_array()
-        metrics = QFontMetrics(self.table.font())
-        extremes = (float(array.min()), float(array.max())) if array.size else ()   # the longest texts
-        widest = max((metrics.horizontalAdvance(style.format_number(v)) for v in extremes), default=0)
-        width = max(self._base_column_width, widest + self._padding)
-        header = self.table.horizontalHeader()
-        if header.defaultSectionSize() != width:
-            header.setDefaultSectionSize(width)
-            for section in range(header.count()):
-                header.resizeSection(section, width)
-        rows = self.model.rowCount()
-        height = (header.sizeHint().height() + rows * self.table.verticalHeader().defaultSectionSize()
-                  + 2 * self.table.frameWidth() + self.table.horizontalScrollBar().sizeHint().height())
-        if self.table.maximumHeight() != height:
-            self.table.setMaximumHeight(height)
+        texts = tuple(style.format_number(v) for v in ((float(array.min()), float(array.max())) if array.size else ()))
+        self.table.fit_columns(texts + ("−0.000000",), force=True)
+
+    def _show_overview(self, region) -> None:
+        array = self.model.view_array()
+        wanted = show_overview(array.shape)
+        if wanted != self.overview.isVisibleTo(self):
+            self.overview.setVisible(wanted)
+        if wanted:
+            self.overview.set_array(array, new=region == "reset" or self.overview.shape != array.shape)
+
+    def _show_window(self) -> None:
+        if self.overview.isVisibleTo(self):
+            current = self.table.currentIndex()
+            self.overview.set_view(self.table.visible_cells(), (max(current.row(), 0), max(current.column(), 0)))
+
+    def _overview_picked(self, row: int, column: int) -> None:
+        self.session.select_edit_cell(self.current_tensor(), self.model.full_index(row, column))
+
+    # --- zoom and language ----------------------------------------------------------------
+    def restyle(self) -> None:
+        """Fonts and sizes for the current interface zoom."""
+        self.setFont(zoomed_font(CELL_POINT_SIZE))
+        self.table.restyle()
+        self.cell_controls.restyle()
+        self.tensor_actions.restyle()
+        self._fit_table()
+        self._show_window()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+
+    def retranslate(self) -> None:
+        self.tensor_combo.setToolTip(self.tr("The tensor to edit: the block's input x, a weight, or the targets"))
+        self.head_label.setText(self.tr("Head"))
+        self.head_selector.setToolTip(self.tr("Which head's slice the table shows"))
+        self.overview.setToolTip(self.tr("The whole tensor (one pixel per number): click to go to a cell; "
+                                         "the frame is the part the table shows"))
+        self.cell_controls.retranslate()
+        self.tensor_actions.retranslate()
+        self._tensor_signature = ()         # the combo's labels are worded again
+        self.model.retranslate()
+        if not self._syncing:
+            self._sync()
+            with QSignalBlocker(self.head_selector):
+                for head in range(self.head_selector.count()):
+                    self.head_selector.setItemText(head, self.tr("head %1").replace("%1", str(head + 1)))
 
     # --- user choices → session -----------------------------------------------------------
     def _on_tensor_chosen(self, combo_index: int) -> None:
@@ -515,7 +572,7 @@ class WeightEditor(QWidget):
                 return True
         return super().eventFilter(watched, event)
 
-    # --- the parts' actions, for the driver and the tests -----------------------------------
+    # --- the parts' actions, for the driver, the File menu and the tests --------------------
     @property
     def syncing(self) -> bool:
         """True while the widgets are being brought to the session's state (they must not write back)."""
@@ -539,21 +596,31 @@ class WeightEditor(QWidget):
     def reset(self) -> bool:
         return self.tensor_actions.reset()
 
+    def export_tensor(self, path: Path) -> bool:
+        """Write the edited tensor (every head) to `path`, CSV or .npy by its suffix."""
+        return self.tensor_actions.export_tensor(path)
+
+    def import_tensor(self, path: Path) -> bool:
+        """Read a CSV or .npy file into the edited tensor (or the shown head) as one undo step."""
+        return self.tensor_actions.import_tensor(path)
+
 
 class CellControls(QWidget):
     """Under the table: the selected cell's name and value, a spin box to type or step it and a
-    slider to drag it (±2 around its value at the press, one undo step per drag)."""
+    slider to drag it. The slider's scale is honest: its ends are the values −L and +L printed
+    beside it, the handle sits at the cell's value, and L = ±max(2, 2|v|) rounded up (2, 5, 10 …)
+    is chosen for the cell and kept while the value stays on it. One drag is one undo step."""
 
-    def __init__(self, editor: WeightEditor, metrics: QFontMetrics):
+    def __init__(self, editor: WeightEditor):
         super().__init__()
         self.setObjectName("weightCellControls")
         self.editor = editor
         self.session = editor.session
-        self._slider_centre = 0.0
+        self.scale = SLIDER_LEAST_SCALE        # the slider runs from −scale to +scale
+        self._position = 0                     # where the handle was put last
+        self._cell: tuple = ()                 # the cell the scale was chosen for
 
-        self.cell_label = QLabel()
-        self.cell_label.setObjectName("weightCellLabel")
-        self.cell_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cell_label = ElidedLabel("weightCellLabel")
         self.value_spin = _NudgeSpinBox()
         self.value_spin.setObjectName("weightValueSpin")
         self.value_spin.setDecimals(style.DECIMALS)
@@ -561,38 +628,44 @@ class CellControls(QWidget):
         self.value_spin.setSingleStep(NUDGE_STEP)
         self.value_spin.setKeyboardTracking(False)     # a typed number counts on Enter, not per keystroke
         self.value_spin.setAlignment(Qt.AlignmentFlag.AlignRight)
-        self.value_spin.setToolTip(self.tr("The selected cell's value: arrows and wheel step by 0.05 (Shift: 0.01)"))
-        self.value_spin.setMinimumWidth(metrics.horizontalAdvance("-1000000.000000") + 30)
         self.value_spin.valueChanged.connect(self._on_spin_changed)
 
         self.value_slider = QSlider(Qt.Orientation.Horizontal)
         self.value_slider.setObjectName("weightValueSlider")
-        self.value_slider.setRange(-SLIDER_STEPS, SLIDER_STEPS)
+        self.value_slider.setRange(-SLIDER_POSITIONS, SLIDER_POSITIONS)
         self.value_slider.setSingleStep(1)
-        self.value_slider.setPageStep(round(NUDGE_STEP / SLIDER_STEP))
         self.value_slider.setTickPosition(QSlider.TickPosition.TicksBelow)
-        self.value_slider.setTickInterval(SLIDER_STEPS // 2)
-        self.value_slider.setToolTip(self.tr("Drag to change the selected cell by up to ±2 and watch every view "
-                                             "follow; one drag is one undo step; the slider recentres on release"))
+        self.value_slider.setTickInterval(SLIDER_POSITIONS // 2)
         self.value_slider.valueChanged.connect(self._on_slider_changed)
-        self.value_slider.sliderReleased.connect(self._recentre_slider)
+        self.value_slider.sliderReleased.connect(self._released)
         self.value_slider.sliderReleased.connect(self.session.end_gesture)     # one drag, one undo step
-        self.slider_minus = QLabel("−2")
-        self.slider_plus = QLabel("+2")
+        self.slider_minus = QLabel()
+        self.slider_minus.setObjectName("weightSliderMinimum")
+        self.slider_plus = QLabel()
+        self.slider_plus.setObjectName("weightSliderMaximum")
 
         cell_row = QHBoxLayout()
         cell_row.addWidget(self.cell_label, 1)
         cell_row.addWidget(self.value_spin)
-
         slider_row = QHBoxLayout()
         slider_row.addWidget(self.slider_minus)
         slider_row.addWidget(self.value_slider, 1)
         slider_row.addWidget(self.slider_plus)
-
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
         layout.addLayout(cell_row)
         layout.addLayout(slider_row)
+        self._set_scale(self.scale)
+
+    def retranslate(self) -> None:
+        self.value_spin.setToolTip(self.tr("The selected cell's value: arrows and wheel step by 0.05 (Shift: 0.01)"))
+        self.value_slider.setToolTip(self.tr("Drag to set the selected cell's value on the scale printed at its ends "
+                                             "(0 in the middle); one drag is one undo step"))
+
+    def restyle(self) -> None:
+        metrics = QFontMetrics(self.editor.font())
+        self.value_spin.setMinimumWidth(metrics.horizontalAdvance("−1000000.000000") + appearance().pixels(30))
 
     def current_tensor(self) -> str:
         return self.editor.current_tensor()
@@ -600,15 +673,38 @@ class CellControls(QWidget):
     def current_cell(self) -> tuple[int, ...]:
         return self.editor.current_cell()
 
-    def show_value(self, value: float) -> None:
-        """The selected cell's value, signals blocked; the slider recentres unless it is being dragged."""
+    # --- the scale ------------------------------------------------------------------------
+    @property
+    def step(self) -> float:
+        """The value between two slider positions."""
+        return self.scale / SLIDER_POSITIONS
+
+    def _set_scale(self, scale: float) -> None:
+        self.scale = scale
+        text = format_number(scale, trim=True)
+        self.slider_minus.setText(style.MINUS + text)
+        self.slider_plus.setText("+" + text)
+        self.value_slider.setPageStep(max(1, round(NUDGE_STEP / self.step)))
+
+    def _place_handle(self, value: float) -> None:
+        self._position = max(-SLIDER_POSITIONS, min(SLIDER_POSITIONS, round(value / self.step)))
+        with QSignalBlocker(self.value_slider):
+            self.value_slider.setValue(self._position)
+
+    def show_value(self, value: float, cell: tuple = ()) -> None:
+        """The selected cell's value, signals blocked; unless the handle is being dragged, the
+        scale is chosen afresh for a new cell or a value that left it, and the handle put at the value."""
         with QSignalBlocker(self.value_spin):
             self.value_spin.setValue(value)
-        if not self.value_slider.isSliderDown():
-            self._slider_centre = value
-            with QSignalBlocker(self.value_slider):
-                self.value_slider.setValue(0)
+        if self.value_slider.isSliderDown():
+            return
+        if cell != self._cell or abs(value) > self.scale or self.scale > 5 * slider_scale(value):
+            self._cell = cell
+            self._set_scale(slider_scale(value))
+            self.retranslate()
+        self._place_handle(value)
 
+    # --- edits ----------------------------------------------------------------------------
     def _set_selected(self, value: float, merge: bool = True) -> bool:
         return self.session.set_value(self.current_tensor(), self.current_cell(), value, style.format_number(value),
                                       merge=merge)
@@ -620,15 +716,18 @@ class CellControls(QWidget):
     def _on_slider_changed(self, position: int) -> None:
         if self.editor.syncing:
             return
-        value = self._slider_centre if position == 0 else round(self._slider_centre + position * SLIDER_STEP, 6)
+        if self.value_slider.isSliderDown():       # dragged: the value under the handle
+            value = round(position * self.step, 6)
+        else:                                      # a key or a click on the track: a step from the exact value
+            current = float(self.session.tensor(self.current_tensor())[self.current_cell()])
+            value = round(current + (position - self._position) * self.step, 6)
+        self._position = position
         self._set_selected(value)
-        if not self.value_slider.isSliderDown():   # a click on the track or a key: a nudge, then recentre
-            self._recentre_slider()
 
-    def _recentre_slider(self) -> None:
-        self._slider_centre = float(self.session.tensor(self.current_tensor())[self.current_cell()])
-        with QSignalBlocker(self.value_slider):
-            self.value_slider.setValue(0)
+    def _released(self) -> None:
+        """After a drag: a scale for the value it ended at (if it left the old one), handle on it."""
+        value = float(self.session.tensor(self.current_tensor())[self.current_cell()])
+        self.show_value(value, self._cell)
 
     def nudge(self, steps: float, fine: bool = False) -> bool:
         """Move the selected cell by steps × 0.05 (fine: × 0.01), merged with the previous nudge."""
@@ -638,7 +737,8 @@ class CellControls(QWidget):
 
 class TensorActions(QWidget):
     """Under the table: fill the whole tensor (zero, identity, seeded random), put it back as
-    loaded, or paste a block of numbers at the selected cell; one undo step each."""
+    loaded, paste a block of numbers at the selected cell, or import / export the tensor as a
+    file; one undo step each. The buttons wrap onto a second line only when the panel is narrow."""
 
     def __init__(self, editor: WeightEditor):
         super().__init__()
@@ -646,50 +746,111 @@ class TensorActions(QWidget):
         self.editor = editor
         self.session = editor.session
 
-        self.paste_button = self._button("weightPasteButton", self.tr("Paste"),
-                                         self.tr("Paste numbers from the clipboard (rows of tab-, comma- or "
-                                                 "space-separated values) starting at the selected cell"), self.paste)
-        self.reset_button = self._button("weightResetButton", self.tr("Reset"),
-                                         self.tr("Put the whole tensor back as the scenario loaded it"), self.reset)
-        self.zero_button = self._button("weightZeroButton", self.tr("Zero"),
-                                        self.tr("Set every number of the tensor (all heads) to 0"), self.fill_zero)
-        self.identity_button = self._button("weightIdentityButton", self.tr("Identity"),
-                                            self.tr("Ones on the diagonal of each matrix (of each head), 0 elsewhere; "
-                                                    "a vector becomes all ones"), self.fill_identity)
-        self.random_button = self._button("weightRandomButton", self.tr("Random"),
-                                          self.tr("Seeded random values N(0, 1/fan_in) rounded to 2 decimals, for the "
-                                                  "whole tensor; the seed then advances by one"), self.fill_random)
-        self.seed_label = QLabel(self.tr("Seed"))
+        self.zero_button = self._button("weightZeroButton", self.fill_zero)
+        self.identity_button = self._button("weightIdentityButton", self.fill_identity)
+        self.random_button = self._button("weightRandomButton", self.fill_random)
+        self.seed_label = QLabel()
         self.seed_spin = QSpinBox()
         self.seed_spin.setObjectName("weightSeedSpin")
         self.seed_spin.setRange(0, 2**31 - 1)
         self.seed_spin.setValue(0)
-        self.seed_spin.setToolTip(self.tr("The seed the next Random uses: the same seed gives the same numbers"))
-
-        buttons = QGridLayout()
-        buttons.addWidget(self.zero_button, 0, 0)
-        buttons.addWidget(self.identity_button, 0, 1)
-        buttons.addWidget(self.random_button, 0, 2)
-        seed_box = QHBoxLayout()
+        self.seed_spin.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.paste_button = self._button("weightPasteButton", self.paste)
+        self.reset_button = self._button("weightResetButton", self.reset)
+        self.file_button = QToolButton()
+        self.file_button.setObjectName("weightFileButton")
+        self.file_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.file_button.clicked.connect(lambda: self.file_menu().exec(
+            self.file_button.mapToGlobal(self.file_button.rect().bottomLeft())))
+        seed = QWidget()
+        seed_box = QHBoxLayout(seed)
+        seed_box.setContentsMargins(0, 0, 0, 0)
+        seed_box.setSpacing(3)
         seed_box.addWidget(self.seed_label)
-        seed_box.addWidget(self.seed_spin, 1)
-        buttons.addLayout(seed_box, 0, 3)
-        buttons.addWidget(self.paste_button, 1, 0)
-        buttons.addWidget(self.reset_button, 1, 1)
+        seed_box.addWidget(self.seed_spin)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(buttons)
+        flow = FlowLayout(self, spacing=4)
+        for widget in (self.zero_button, self.identity_button, self.random_button, seed, self.paste_button,
+                       self.reset_button, self.file_button):
+            flow.addWidget(widget)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def retranslate(self) -> None:
+        for button, text, tip in (
+            (self.paste_button, self.tr("Paste"), self.tr("Paste numbers from the clipboard (rows of tab-, comma- or "
+                                                          "space-separated values) starting at the selected cell")),
+            (self.reset_button, self.tr("Reset"), self.tr("Put the whole tensor back as the scenario loaded it")),
+            (self.zero_button, self.tr("Zero"), self.tr("Set every number of the tensor (all heads) to 0")),
+            (self.identity_button, self.tr("Identity"), self.tr("Ones on the diagonal of each matrix (of each head), "
+                                                                "0 elsewhere; a vector becomes all ones")),
+            (self.random_button, self.tr("Random"), self.tr("Seeded random values N(0, 1/fan_in) rounded to 2 decimals, "
+                                                            "for the whole tensor; the seed then advances by one")),
+            (self.file_button, self.tr("File"), self.tr("Import a matrix from a CSV or .npy file into this tensor, "
+                                                        "or export the tensor")),
+        ):
+            button.setText(text)
+            button.setToolTip(tip)
+        self.seed_label.setText(self.tr("Seed"))
+        self.seed_spin.setToolTip(self.tr("The seed the next Random uses: the same seed gives the same numbers"))
+        self.updateGeometry()
+
+    def restyle(self) -> None:
+        # Room for a six-digit seed (the range goes to 2³¹ − 1, whose width Qt would reserve).
+        metrics = QFontMetrics(self.editor.font())
+        self.seed_spin.setFixedWidth(metrics.horizontalAdvance("000000") + appearance().pixels(30))
+        self.updateGeometry()
 
     def current_tensor(self) -> str:
         return self.editor.current_tensor()
 
-    def _button(self, name: str, text: str, tip: str, slot) -> QPushButton:
-        button = QPushButton(text)
+    def _button(self, name: str, slot) -> QToolButton:
+        button = QToolButton()             # as wide as its word: a push button is at least 80 px
         button.setObjectName(name)
-        button.setToolTip(tip)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         button.clicked.connect(slot)
         return button
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        return self.layout().heightForWidth(width)
+
+    # --- files ----------------------------------------------------------------------------
+    def file_menu(self) -> QMenu:
+        """Import into the tensor (or the shown head), export the tensor: for the table's right-click
+        menu and the File button."""
+        name = self.current_tensor()
+        menu = QMenu(self)
+        menu.setObjectName("weightFileMenu")
+        entries = (("weightImport", self.tr("Import into %1 from CSV or .npy…"), self._import_dialog),
+                   ("weightExportCsv", self.tr("Export %1 as CSV…"), lambda: self._export_dialog(".csv")),
+                   ("weightExportNpy", self.tr("Export %1 as NumPy .npy…"), lambda: self._export_dialog(".npy")))
+        for object_name, text, slot in entries:
+            action = menu.addAction(text.replace("%1", name))
+            action.setObjectName(object_name)
+            action.triggered.connect(slot)
+        return menu
+
+    def export_tensor(self, path: Path) -> bool:
+        name = self.current_tensor()
+        array = self.session.tensor(name)
+        shape = "×".join(map(str, array.shape))
+        return tensor_files.export_tensor(self.session, Path(path), array, f"{name} [{shape}]", (f"{name} [{shape}]",))
+
+    def import_tensor(self, path: Path) -> bool:
+        head = self.editor.model.head if self.session.tensor(self.current_tensor()).ndim == 3 else None
+        return tensor_files.import_tensor(self.session, self.current_tensor(), Path(path), head)
+
+    def _export_dialog(self, suffix: str) -> None:
+        path = tensor_files.ask_save_path(self, self.current_tensor().replace(".", "_") + suffix, suffix)
+        if path:
+            self.export_tensor(path)
+
+    def _import_dialog(self) -> None:
+        path = tensor_files.ask_open_path(self)
+        if path:
+            self.import_tensor(path)
 
     # --- paste ----------------------------------------------------------------------------
     def _parse_block(self, text: str) -> tuple[list[list[float]] | None, str]:

@@ -1,16 +1,22 @@
-"""The lesson bar above the block: the picker, the step, its live caption and question."""
+"""The lesson bar above the block: the picker, the step, its live caption and question.
+
+In presentation mode (set_presenting) the pickers give way to the step counter, the step
+buttons and a button that leaves presentation mode, so the caption gets the width; its text
+is sized by appearance() and its background is the theme's."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app import i18n
 from app.lessons.controller import LESSONS, LessonController
 from app.session import Change
 from app.start_card import StartCard
+from app.widgets.appearance import appearance
 from core.formats.lesson import Text, list_lessons
 
 
@@ -49,17 +55,18 @@ class LessonBar(QWidget):
         self.reset = QPushButton()
         self.reset.setObjectName("lessonResetStep")
         self.reset.clicked.connect(controller.reset_step)
-        for button in (self.previous, self.next, self.reset):
+        self.leave = QPushButton()
+        self.leave.setObjectName("lessonLeavePresentation")
+        self.leave.hide()                          # only in presentation mode
+        for button in (self.previous, self.next, self.reset, self.leave):
             button.setFocusPolicy(Qt.NoFocus)     # arrow keys and Space stay "next step"
+        self.presenting = False
 
         self.caption = QLabel()
         self.caption.setObjectName("lessonCaption")
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.RichText)
         self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        font = self.caption.font()
-        font.setPointSize(max(13, font.pointSize() + 3))
-        self.caption.setFont(font)
         self.question = QLabel()
         self.question.setObjectName("lessonQuestion")
         self.question.setWordWrap(True)
@@ -71,17 +78,16 @@ class LessonBar(QWidget):
         self.answer = QLabel()
         self.answer.setObjectName("lessonAnswer")
         self.answer.setWordWrap(True)
-        self.answer.setStyleSheet("color: #1f5f8b;")
-        for label in (self.question, self.answer):
-            label.setFont(font)
 
         top = QHBoxLayout()
+        self._top = top
         top.addWidget(self.picker, 2)
         top.addWidget(self.steps, 3)
         top.addWidget(self.counter)
         top.addWidget(self.previous)
         top.addWidget(self.next)
         top.addWidget(self.reset)
+        top.addWidget(self.leave)
         asked = QHBoxLayout()
         asked.addWidget(self.question, 1)
         asked.addWidget(self.show_answer)
@@ -97,8 +103,8 @@ class LessonBar(QWidget):
         if isinstance(window, QWidget):
             # over the work area: it takes no room of its own
             self.start_card.float_below(self, window, getattr(window, "work", None))
-        self.setStyleSheet("#lessonBar { background: #fbf7ec; }")
-        self.setAttribute(Qt.WA_StyledBackground, True)
+        appearance().changed.connect(self._restyle)
+        self._restyle()
 
         controller.lessonChanged.connect(self._lesson_changed)
         controller.stepChanged.connect(self._step_changed)
@@ -113,6 +119,7 @@ class LessonBar(QWidget):
         if event.type() == QEvent.Type.LanguageChange:
             self.language = i18n.language()
             self.retranslate()
+            self._retranslate_presentation()
         super().changeEvent(event)
 
     def retranslate(self) -> None:
@@ -134,6 +141,49 @@ class LessonBar(QWidget):
 
     def _answer_button_text(self) -> None:
         self.show_answer.setText(self.tr("Hide the answer") if self._answer_shown else self.tr("Show the answer"))
+
+    # --- presentation mode and the theme --------------------------------------------------------
+    def set_presenting(self, presenting: bool) -> None:
+        """Presentation mode: the step counter and buttons and a "leave" button, no pickers
+        (the picker stays while no lesson is open, to start one)."""
+        self.presenting = presenting
+        self._show_controls()
+        self._retranslate_presentation()
+
+    def _show_controls(self) -> None:
+        active = self.controller.lesson is not None
+        self.picker.setVisible(not (active and self.presenting))
+        self.steps.setVisible(active and not self.presenting)
+        for widget in (self.counter, self.previous, self.next, self.reset, self.caption):
+            widget.setVisible(active)
+        self.leave.setVisible(self.presenting)
+
+    def _retranslate_presentation(self) -> None:
+        self.leave.setText(self.tr("Leave presentation (Esc)"))
+
+    def _restyle(self) -> None:
+        """The caption's size and the bar's colours follow the zoom, presentation mode and the theme."""
+        look = appearance()
+        colours = look.colours
+        # Palettes, not style sheets: a style sheet would pin the bar's buttons to the font
+        # they had, and they must follow the application font (the zoom).
+        palette = self.palette()
+        palette.setColor(QPalette.Window, QColor(colours.caption_background))
+        self.setPalette(palette)
+        self.setAutoFillBackground(True)
+        answer = self.answer.palette()
+        answer.setColor(QPalette.WindowText, QColor(colours.accent))
+        self.answer.setPalette(answer)
+        for label in (self.caption, self.question, self.answer):
+            font = label.font()
+            font.setPointSizeF(look.points(13))
+            label.setFont(font)
+        self._render()
+
+    def add_trailing(self, widget: QWidget) -> None:
+        """Put a widget at the end of the bar's top row (the window's toolbar lives here, so it
+        costs no row of its own on a 768-pixel projector)."""
+        self._top.addWidget(widget)
 
     # --- reacting ---------------------------------------------------------------------------
     def show_open_lesson(self) -> None:
@@ -157,8 +207,7 @@ class LessonBar(QWidget):
     def _lesson_changed(self) -> None:
         lesson = self.controller.lesson
         active = lesson is not None
-        for widget in (self.steps, self.counter, self.previous, self.next, self.reset, self.caption):
-            widget.setVisible(active)
+        self._show_controls()
         self.steps.clear()
         if active:
             for number, step in enumerate(lesson.steps, start=1):

@@ -1,4 +1,5 @@
-"""Shared look: the diverging colour map, value tints, the ink for text on a tint, font sizes.
+"""Shared look: the diverging colour map, value tints, the ink for text on a tint, font sizes,
+and the theme and zoom applied to the application (palette, font, pyqtgraph's defaults).
 
 Numbers are printed by core.numbers (imported here for the views: one formatter, one minus).
 """
@@ -8,9 +9,12 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from core.numbers import DECIMALS, MINUS, format_number  # noqa: F401  (the views' one number formatter)
+
+from app.widgets.appearance import Colours, appearance
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, useOpenGL=False,
                     background="w", foreground="#222222")
@@ -115,3 +119,106 @@ def set_axis_label(plot: pg.PlotItem, side: str, text: str, size: str) -> None:
     axis = plot.getAxis(side)
     if axis.labelText != text or not axis.label.isVisible():
         plot.setLabel(side, text, **{"font-size": size})
+
+
+# --- the theme and the zoom, applied to the application ----------------------------------
+BASE_POINTS = 10.0               # the application font at 100 % (Qt's default is 9 pt on some platforms)
+
+
+class _Follower:
+    """What follow_appearance needs to remember: the application, its font and palette as the
+    platform gave them (the "system" theme goes back to that palette)."""
+
+    def __init__(self, app):
+        self.app = app
+        self.font = QFont(app.font())
+        self.points = max(BASE_POINTS, self.font.pointSizeF())
+        self.palette = QPalette(app.palette())
+
+
+_follower: _Follower | None = None
+
+
+def follow_appearance(app) -> None:
+    """Make the application follow appearance(): its font (the interface zoom), its palette and
+    pyqtgraph's default colours (the theme). Idempotent: every main window calls it."""
+    global _follower
+    if _follower is not None and _follower.app is app:
+        return
+    _follower = _Follower(app)
+    look = appearance()
+    look.set_system_dark(system_is_dark(app, _follower.palette))
+    look.changed.connect(_apply)
+    hints = app.styleHints()
+    if hasattr(hints, "colorSchemeChanged"):
+        hints.colorSchemeChanged.connect(lambda _scheme: look.set_system_dark(system_is_dark(app, _follower.palette)))
+    _apply()
+
+
+def system_is_dark(app, platform_palette: QPalette | None = None) -> bool:
+    """Whether the platform runs a dark colour scheme: QStyleHints.colorScheme() where the
+    platform says, else the lightness of the platform palette's window colour."""
+    hints = app.styleHints()
+    scheme = hints.colorScheme() if hasattr(hints, "colorScheme") else Qt.ColorScheme.Unknown
+    if scheme == Qt.ColorScheme.Dark:
+        return True
+    if scheme == Qt.ColorScheme.Light:
+        return False
+    palette = platform_palette or app.palette()
+    return palette.color(QPalette.Window).lightnessF() < 0.5
+
+
+def _apply() -> None:
+    if _follower is None:
+        return
+    look, app = appearance(), _follower.app
+    colours = look.colours
+    pg.setConfigOptions(background=colours.background, foreground=colours.foreground)
+    app.setPalette(theme_palette(look.effective_theme, colours))
+    font = QFont(_follower.font)
+    font.setPointSizeF(look.points(_follower.points))
+    if app.font() != font:
+        app.setFont(font)
+        # Qt hands the new font to the widgets in a posted event: now, so that sizes read
+        # right after a zoom (splitter shares, fits) are the new ones.
+        QCoreApplication.sendPostedEvents(None, QEvent.ApplicationFontChange)
+
+
+def theme_palette(theme: str, colours: Colours) -> QPalette:
+    """The Qt palette of a theme. Light: the platform's own (or the style's standard light
+    palette when the platform is dark); high contrast: black on white with strong borders;
+    dark: light text on the theme's dark greys. Disabled text stays readable in all three."""
+    if theme == "light":
+        if _follower is not None and not system_is_dark(_follower.app, _follower.palette):
+            return QPalette(_follower.palette)
+        app = QGuiApplication.instance()
+        return app.style().standardPalette() if hasattr(app, "style") else QPalette()
+    if theme == "contrast":
+        roles = {
+            QPalette.Window: "#ffffff", QPalette.WindowText: "#000000", QPalette.Base: "#ffffff",
+            QPalette.AlternateBase: "#eeeeee", QPalette.Text: "#000000", QPalette.Button: "#f2f2f2",
+            QPalette.ButtonText: "#000000", QPalette.BrightText: "#b00020", QPalette.Highlight: colours.accent,
+            QPalette.HighlightedText: "#ffffff", QPalette.ToolTipBase: "#ffffff", QPalette.ToolTipText: "#000000",
+            QPalette.PlaceholderText: "#333333", QPalette.Link: colours.accent, QPalette.LinkVisited: "#5b2a86",
+            QPalette.Light: "#ffffff", QPalette.Midlight: "#dddddd", QPalette.Mid: "#555555",
+            QPalette.Dark: "#333333", QPalette.Shadow: "#000000",
+        }
+        disabled = "#555555"
+    else:
+        roles = {
+            QPalette.Window: colours.background, QPalette.WindowText: colours.foreground,
+            QPalette.Base: colours.panel, QPalette.AlternateBase: "#26282c", QPalette.Text: colours.foreground,
+            QPalette.Button: colours.panel, QPalette.ButtonText: colours.foreground, QPalette.BrightText: colours.bad,
+            QPalette.Highlight: colours.accent, QPalette.HighlightedText: "#000000",
+            QPalette.ToolTipBase: colours.panel, QPalette.ToolTipText: colours.foreground,
+            QPalette.PlaceholderText: colours.muted, QPalette.Link: colours.accent, QPalette.LinkVisited: "#c39bff",
+            QPalette.Light: "#3a3d42", QPalette.Midlight: "#33363b", QPalette.Mid: "#4a4d52",
+            QPalette.Dark: "#151618", QPalette.Shadow: "#000000",
+        }
+        disabled = "#8a8a8a"
+    palette = QPalette()
+    for role, colour in roles.items():
+        palette.setColor(role, QColor(colour))
+    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):
+        palette.setColor(QPalette.Disabled, role, QColor(disabled))
+    return palette

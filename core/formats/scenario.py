@@ -420,6 +420,8 @@ def scenario_to_document(scenario: Scenario, arrays: str | None = None) -> dict:
     raw_config.update(activation=config.activation, gated=config.gated)
     if config.ffn_clamp is not None:
         raw_config["ffn_clamp"] = config.ffn_clamp
+    if config.positional != "none":              # optional fields: written only when used
+        raw_config.update(positional=config.positional, rotary_base=config.rotary_base)
     document: dict[str, object] = {"format": FORMAT, "version": VERSION}
     if scenario.title:
         document["title"] = dict(scenario.title)

@@ -1,18 +1,32 @@
+import os
+
 import pytest
 
 from tests.app.helpers import FakeClock, make_session
 
 
-@pytest.fixture(scope="session", autouse=True)
-def private_settings(tmp_path_factory):
-    """QSettings (the start card's "don't show again", …) live in a temporary folder during the
-    tests: never read from nor written to the user's own settings."""
+@pytest.fixture(autouse=True, scope="session")
+def private_user_folders(tmp_path_factory):
+    """The tests' settings (recent files, remembered folders), documents folder and recovery
+    slots live in a temporary folder, never in the user's own."""
+    home = tmp_path_factory.mktemp("user")
+    (home / "config").mkdir()
+    (home / "Documents").mkdir()
+    (home / "config" / "user-dirs.dirs").write_text(f'XDG_DOCUMENTS_DIR="{home / "Documents"}"\n', encoding="utf-8")
+    os.environ["XDG_CONFIG_HOME"] = str(home / "config")
+    os.environ["XDG_DATA_HOME"] = str(home / "data")
     from PySide6.QtCore import QSettings
-    folder = tmp_path_factory.mktemp("settings")
-    for kind in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
-        QSettings.setPath(kind, QSettings.Scope.UserScope, str(folder / "user"))
-        QSettings.setPath(kind, QSettings.Scope.SystemScope, str(folder / "system"))
-    return folder
+    for kind in (QSettings.NativeFormat, QSettings.IniFormat):
+        QSettings.setPath(kind, QSettings.UserScope, str(home / "config"))
+    return home
+
+
+@pytest.fixture(autouse=True)
+def unsaved_work_is_discarded_on_close(monkeypatch):
+    """A window a test leaves with unsaved edits closes without the Save / Discard / Cancel
+    question (a modal dialog would wait forever offscreen); tests of the question answer it."""
+    from app import document
+    monkeypatch.setattr(document, "ask_unsaved", lambda *args, **kwargs: document.Answer.DISCARD)
 
 
 @pytest.fixture(autouse=True)
@@ -43,6 +57,29 @@ def delete_closed_widgets():
         if isinstance(widget, MainWindow) and not widget.isVisible():
             widget.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_settings(tmp_path_factory):
+    """QSettings (the remembered zoom and theme) in a temporary folder: no test reads or writes
+    the user's own settings."""
+    from PySide6.QtCore import QSettings
+    folder = str(tmp_path_factory.mktemp("settings"))
+    for kind in (QSettings.NativeFormat, QSettings.IniFormat):
+        for scope in (QSettings.UserScope, QSettings.SystemScope):
+            QSettings.setPath(kind, scope, folder)
+
+
+@pytest.fixture(autouse=True)
+def default_appearance():
+    """A test that zooms, presents or changes the theme leaves 100 %, the system's theme and
+    empty settings behind for the next."""
+    yield
+    import sys
+    if "app.widgets.appearance" in sys.modules:
+        from app.widgets.appearance import appearance, settings
+        appearance().reset()
+        settings().clear()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox,
 from app.explorer.config_panel import ConfigPanel, InvariantsPanel
 from core.block import forward
 from core.numbers import format_exact
-from tests.app.helpers import show
+from tests.app.helpers import settle, show
 
 
 @pytest.fixture
@@ -143,3 +143,48 @@ def test_the_checks_say_when_there_is_nothing_to_check(panel, session):
     assert session.set_config(attention=False, residual=False, norm="none")
     assert empty.isVisible()
     assert panel.findChild(QLabel, "invariant_ln2.var") is None
+
+
+def test_the_checks_show_qk_norm_and_any_invariant_core_gives(qtbot, monkeypatch):
+    from app.session import Session
+    from core.analysis import Invariant
+    from core.labs.generations import preset
+    session = Session(preset("anchor"))
+    checks = show(qtbot, InvariantsPanel(session), 380, 200)
+    for key in ("q_norm.ms", "k_norm.ms", "ln1.ms", "pattern.rowsum"):
+        label = checks.findChild(QLabel, f"invariant_{key}")
+        assert label is not None and label.text().startswith("✓"), key
+    assert "q_norm:" in checks.findChild(QLabel, "invariant_q_norm.ms").text()
+    # A key this panel has no words for (a later engine's) reads as core labels it.
+    novel = Invariant("rot.norm", "‖rot q‖/‖q‖", 1.0, np.array([1.0, 1.5]), False)
+    monkeypatch.setattr(session, "invariants", lambda: [novel])
+    checks.refresh()
+    label = checks.findChild(QLabel, "invariant_rot.norm")
+    assert label.text() == "✗ ‖rot q‖/‖q‖ = 1 (1.500000)"
+    checks.close()
+
+
+def test_checks_wrap_to_one_column_rather_than_cut_a_word(qtbot, session):
+    checks = show(qtbot, InvariantsPanel(session), 420, 200)
+    settle(lambda: checks._columns == 2)
+    checks.resize(200, 300)
+    settle(lambda: checks._columns == 1)
+    for label in checks.labels.values():
+        assert label.width() >= label.fontMetrics().horizontalAdvance(label.text())
+    checks.close()
+
+
+def test_options_and_checks_switch_language_live(qtbot, panel, session):
+    from app import i18n
+    steps = session.undo_stack.count()
+    i18n.install("zh")
+    try:
+        attention = find(panel, QCheckBox, "configAttention")
+        settle(lambda: attention.text() == "注意力")
+        assert find(panel, QComboBox, "configPlacement").currentText().startswith("post-norm(")
+        assert "方差" in find(panel, QLabel, "invariant_ln2.var").text()
+        assert find(panel, QComboBox, "configNorm").currentData() == session.config.norm
+    finally:
+        i18n.install("en")
+    settle(lambda: find(panel, QCheckBox, "configAttention").text() == "attention")
+    assert session.undo_stack.count() == steps                 # retranslating changed nothing

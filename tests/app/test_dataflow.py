@@ -135,7 +135,7 @@ def test_clicking_a_token_shows_its_values(qtbot):
     assert view.node_texts("mlp.hook_post") == strip(session, "mlp.hook_post", 0)
     click_scene(qtbot, view, view.token_rect(3).center())
     assert session.selected_token == 3
-    assert view.flow._tokens[3].brush().color() != view.flow._tokens[0].brush().color()
+    assert view.flow.layout.tokens[3].brush().color() != view.flow.layout.tokens[0].brush().color()
     for hook in ("hook_resid_pre", "mlp.hook_post", "hook_resid_post", "ln1.hook_scale"):
         assert view.node_texts(hook) == strip(session, hook, 3), hook
     assert view.node_texts("attn.hook_pattern") == strip(session, "attn.hook_pattern", 3, head=0)
@@ -149,7 +149,7 @@ def test_clicking_a_token_shows_its_values(qtbot):
 
 def test_clicking_a_head_chip_selects_the_head(qtbot):
     session, view = make(qtbot)
-    chip = view.flow._heads[1]
+    chip = view.flow.layout.heads[1]
     click_scene(qtbot, view, chip.mapRectToScene(chip.rect()).center())
     assert session.selected_head == 1
     view.close()
@@ -180,9 +180,9 @@ def all_item_ids(view: DataflowView) -> dict:
     return {
         "nodes": {h: id(view.node_item(h)) for h in view.node_names()},
         "cells": {h: [id(c) for c in view.node_item(h).cells] for h in view.node_names()},
-        "edges": [id(e) for e in view.flow._edges],
-        "tokens": [id(t) for t in view.flow._tokens],
-        "heads": [id(c) for c in view.flow._heads],
+        "edges": [id(e) for e in view.flow.layout.edges],
+        "tokens": [id(t) for t in view.flow.layout.tokens],
+        "heads": [id(c) for c in view.flow.layout.heads],
         "scene": sorted(id(item) for item in view.scene().items()),
     }
 
@@ -191,12 +191,12 @@ def test_config_changes_that_keep_the_layout_update_in_place(qtbot):
     session, view = make(qtbot)
     before = all_item_ids(view)
     scene_rect = view.sceneRect()
-    assert view.node_title("mlp.hook_post") == "ReLU · post"
+    assert view.node_title("mlp.hook_post") == "ReLU"
     for change, hook, title in ((dict(eps=1e-3), None, None),
                                 (dict(mask="causal"), None, None),
-                                (dict(activation="gelu"), "mlp.hook_post", "GELU · post"),
+                                (dict(activation="gelu"), "mlp.hook_post", "GELU"),
                                 (dict(norm="rmsnorm"), "ln1.hook_scale", "rms"),
-                                (dict(activation="silu"), "mlp.hook_post", "SiLU · post")):
+                                (dict(activation="silu"), "mlp.hook_post", "SiLU")):
         assert session.set_config(**change)
         assert all_item_ids(view) == before, change
         assert view.sceneRect() == scene_rect
@@ -208,7 +208,7 @@ def test_config_changes_that_keep_the_layout_update_in_place(qtbot):
     assert view.node_texts("attn.hook_attn_scores")[1:] == ["−∞"] * 4
     # undo walks back through the same items
     session.undo_stack.undo()
-    assert view.node_title("mlp.hook_post") == "GELU · post"
+    assert view.node_title("mlp.hook_post") == "GELU"
     assert all_item_ids(view) == before
     # a change of layout does rebuild
     session.set_config(residual=False)
@@ -223,7 +223,7 @@ def test_an_edited_title_keeps_its_place(qtbot):
     line = node.title_lines[0]
     centre = line.mapRectToScene(line.boundingRect()).center().x()
     session.set_config(activation="identity")
-    assert view.node_title("mlp.hook_post") == "id · post"
+    assert view.node_title("mlp.hook_post") == "id"
     assert line.mapRectToScene(line.boundingRect()).center().x() == pytest.approx(centre, abs=0.5)
     view.close()
 
@@ -273,8 +273,8 @@ def test_highlight_dims_the_rest(qtbot):
     assert view.node_item("attn.hook_pattern").glow.isVisible()
     assert view.node_item("mlp.hook_pre").opacity() < 0.5
     pair = ("attn.hook_attn_scores", "attn.hook_pattern")
-    edge = next(e for e in view.flow._edges if (e.spec.source, e.spec.target) == pair)
-    other = next(e for e in view.flow._edges if e.spec.source == "mlp.hook_pre")
+    edge = next(e for e in view.flow.layout.edges if (e.spec.source, e.spec.target) == pair)
+    other = next(e for e in view.flow.layout.edges if e.spec.source == "mlp.hook_pre")
     assert edge.opacity() == 1.0 and other.opacity() < 0.5
     session.set_config(norm_placement="pre")           # survives a rebuild
     assert view.node_item("mlp.hook_pre").opacity() < 0.5
@@ -317,8 +317,9 @@ def test_structure_change_rebuilds_and_refits(qtbot):
     session.set_config(gated=True)
     assert "mlp.hook_gate" in view.node_names()
     assert id(view.node_item("hook_resid_pre")) != old
-    scene = view.sceneRect()
-    assert scene.height() * view.transform().m11() <= view.viewport().height() + 1
+    zoomed = view.transform().m11()
+    view.fit_to_window()                    # the new layout was fitted already: fitting again changes nothing
+    assert view.transform().m11() == pytest.approx(zoomed)
     view.close()
 
 
@@ -361,14 +362,22 @@ def test_values_match_core_for_every_node(qtbot):
 
 
 def test_every_string_has_a_chinese_translation():
+    """Every tr() of the diagram's modules (context DataflowScene) and every self.tr() of the view
+    (context DataflowView) has a Chinese translation."""
     import json
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    source = (root / "app" / "explorer" / "dataflow.py").read_text(encoding="utf-8")
-    strings = {s.replace("\\n", "\n") for s in re.findall(r'self\.tr\("((?:[^"\\]|\\.)*)"\)', source)}
-    path = root / "resources" / "i18n" / "zh" / "dataflow.json"
-    table = json.loads(path.read_text(encoding="utf-8"))["DataflowScene"]
-    assert strings and strings <= set(table)
-    assert all(table[s] and table[s] != s for s in strings)
+    table = json.loads((root / "resources" / "i18n" / "zh" / "dataflow.json").read_text(encoding="utf-8"))
+    found = {"DataflowScene": set(), "DataflowView": set()}
+    for path in (root / "app" / "explorer").glob("dataflow*.py"):
+        source = path.read_text(encoding="utf-8")
+        context = "DataflowView" if path.name in ("dataflow.py", "dataflow_menu.py") else "DataflowScene"
+        call = {"dataflow.py": r"self\.tr", "dataflow_menu.py": r"(?<![\w.])_tr"}.get(path.name, r"(?<![\w.])tr")
+        pattern = call + r'\("((?:[^"\\]|\\.)*)"\)'
+        found[context] |= {s.replace("\\n", "\n") for s in re.findall(pattern, source)}
+    for context, strings in found.items():
+        assert strings, context
+        assert strings <= set(table[context]), (context, strings - set(table[context]))
+        assert all(table[context][s] and table[context][s] != s for s in strings)

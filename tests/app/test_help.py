@@ -6,11 +6,11 @@ here starts from empty settings.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QPushButton
 
 from app.start_card import SETTINGS_KEY, StartCard, start_card_wanted
+from app.widgets.appearance import settings
 from core.resources import lessons_dir
 from tests.app.helpers import show
 from tests.conftest import SCENARIOS
@@ -18,9 +18,9 @@ from tests.conftest import SCENARIOS
 
 @pytest.fixture(autouse=True)
 def fresh_settings(qapp):
-    QSettings().remove(SETTINGS_KEY)
+    settings().remove(SETTINGS_KEY)
     yield
-    QSettings().remove(SETTINGS_KEY)
+    settings().remove(SETTINGS_KEY)
 
 
 def test_the_card_says_what_to_try_and_is_dismissed_for_this_start(qtbot):
@@ -63,6 +63,16 @@ def test_the_card_opens_the_first_lesson_and_leaves_with_free_exploration(blockl
     assert card.isVisible()
 
 
+def test_presentation_mode_hides_the_card(blocklab_open):
+    lab = blocklab_open(SCENARIOS / "block-default.json")
+    card = lab.window.lesson_bar.start_card
+    card.offer()
+    assert card.isVisible()
+    lab.window.presentation.enter(full_screen=False)             # F5: nothing floats over the projected block
+    assert not card.isVisible() and start_card_wanted()          # hidden for now, not "never again"
+    lab.window.presentation.leave()
+
+
 def test_the_shortcuts_dialog_lists_the_windows_actions_with_their_keys(blocklab_open):
     from app.help import HelpMenu
     lab = blocklab_open(lessons_dir() / "r45-ffn-residual-norm.json")
@@ -72,7 +82,7 @@ def test_the_shortcuts_dialog_lists_the_windows_actions_with_their_keys(blocklab
     assert "Ctrl+Y" in rows["Redo"] and "Ctrl+Shift+Z" in rows["Redo"]
     assert rows["Undo"].startswith("Ctrl+Z")
     assert rows["Next step"] == "PgDown" and rows["Previous step"] == "PgUp"
-    assert rows["Open scenario…"] == "Ctrl+O"
+    assert rows["Open…"] == "Ctrl+O" and rows["Save"] == "Ctrl+S"
     assert rows["Keyboard shortcuts…"] == "F1"
     assert "Right, Space" in rows.values()                       # the clicker keys that are not actions
     for action in lab.window.findChildren(QAction):              # every shortcut of the window is listed

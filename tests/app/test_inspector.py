@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QTableView
 
 from app.explorer.inspector import Inspector
-from tests.app.helpers import show
+from tests.app.helpers import settle, show
 
 
 @pytest.fixture
@@ -90,3 +90,209 @@ def test_rmsnorm_hooks_read_differently(inspector, session):
     assert session.set_config(norm="rmsnorm")
     assert title.text() != layer_norm and "Σⱼ sⱼ²/d" in title.text()
     assert inspector.findChild(QLabel, "inspectorSentence").text()
+
+
+# --- size: a lesson's tensor whole, at 1024×768 and zoomed -----------------------------------
+
+@pytest.fixture
+def zoom():
+    """The interface zoom, put back after the test (appearance() is one per application)."""
+    from app.widgets.appearance import appearance
+    yield appearance()
+    appearance().set_zoom(1.0)
+
+
+def eight_token_session():
+    from app.session import Session
+    from core.formats.generate import random_scenario
+    from tests.app.helpers import FakeClock
+    return Session(random_scenario(8, 4, 2, 2, 6), clock=FakeClock())
+
+
+def all_rows_shown(table) -> bool:
+    rows = table.model().rowCount()
+    return (not table.verticalScrollBar().isVisible()
+            and table.rowViewportPosition(rows - 1) + table.rowHeight(rows - 1) <= table.viewport().height())
+
+
+def test_eight_tokens_show_whole_in_the_space_of_a_1024x768_window(qtbot):
+    """At 1024×768 the window gives the inspector about 290 × 330 px."""
+    widget = show(qtbot, Inspector(eight_token_session()), 290, 330)
+    assert widget.model.rowCount() == 8
+    settle(lambda: all_rows_shown(widget.table))          # once the layout has settled
+    assert widget.explanation.height() >= 2 * widget.explanation.fontMetrics().lineSpacing()
+
+
+def test_zoom_scales_the_cells_to_projector_size(qtbot, zoom):
+    widget = show(qtbot, Inspector(eight_token_session()), 600, 560)
+    small = widget.table.fontInfo().pixelSize()
+    zoom.set_zoom(1.5)
+    assert widget.table.fontInfo().pixelSize() >= max(16, small + 4)       # at least 16 px text
+    assert widget.table.rowHeight(0) > widget.table.fontMetrics().height()
+    assert widget.explanation.fontInfo().pixelSize() >= 16
+    settle(lambda: all_rows_shown(widget.table))
+    zoom.set_zoom(1.0)
+    assert widget.table.fontInfo().pixelSize() == small
+
+
+# --- large hooks: virtual, an overview, only changed cells repainted -------------------------
+
+@pytest.fixture
+def large(qtbot):
+    from app.session import Session
+    from core.formats.generate import preset
+    from tests.app.helpers import FakeClock
+    session = Session(preset("d64"), clock=FakeClock())
+    widget = show(qtbot, Inspector(session), 520, 420)
+    yield widget, session
+    widget.close()
+
+
+def test_a_large_hook_is_a_virtual_table_with_an_overview(large):
+    widget, session = large
+    session.select(hook="mlp.hook_pre")
+    model, table = widget.model, widget.table
+    assert (model.rowCount(), model.columnCount()) == (16, 256)
+    assert table.horizontalHeader().sectionResizeMode(0) == table.horizontalHeader().ResizeMode.Fixed
+    assert widget.overview.isVisible() and widget.overview.shape == (16, 256)
+    asked = []
+    original = model.data
+    model.data = lambda index, role=Qt.DisplayRole: (asked.append((index.row(), index.column())), original(index, role))[1]
+    table.viewport().repaint()
+    first_row, last_row, first_column, last_column = table.visible_cells()
+    assert asked and all(first_row <= r <= last_row and first_column <= c <= last_column for r, c in asked)
+    assert len(set(asked)) < 16 * 256 // 10                                   # only what is on screen
+
+
+def test_an_edit_repaints_only_the_cells_it_changed(large):
+    widget, session = large
+    session.select(hook="mlp.hook_pre")
+    changed, resets = [], []
+    widget.model.dataChanged.connect(lambda top, bottom, roles: changed.append(
+        (top.row(), top.column(), bottom.row(), bottom.column())))
+    widget.model.modelReset.connect(lambda: resets.append(1))
+    assert session.set_value("W_in", (3, 40), 0.5)               # hidden unit 40: one column
+    assert resets == [] and changed == [(0, 40, 15, 40)]
+    np.testing.assert_array_equal(shown_array(widget), session.trace["mlp.hook_pre"])
+    session.select(hook="attn.hook_pattern")
+    changed.clear()
+    assert session.set_value("W_in", (3, 41), 0.5)               # the FFN does not touch attention:
+    assert changed == []                                          # nothing to repaint
+
+
+def test_clicking_the_overview_goes_to_that_cell(qtbot, large):
+    widget, session = large
+    session.select(hook="mlp.hook_pre")
+    overview = widget.overview
+    qtbot.mouseClick(overview, Qt.LeftButton, pos=overview.point_of(12, 200))
+    row, column = session.selected_token, session.selected_column
+    per_pixel = 256 / (overview.width() - 2)                             # a pixel holds a few columns
+    assert row == 12 and abs(column - 200) <= per_pixel + 1
+    assert widget.table.currentIndex().row() == row and widget.table.currentIndex().column() == column
+    first_row, last_row, first_column, last_column = widget.table.visible_cells()
+    assert first_row <= row <= last_row and first_column <= column <= last_column
+    assert f"mlp.hook_pre[{row}, {column}]" in widget.equation_text()
+
+
+# --- export ----------------------------------------------------------------------------------
+
+def test_export_the_hook_and_the_equation(inspector, session, tmp_path, qtbot):
+    from PySide6.QtGui import QGuiApplication
+    from core.formats.tensor_file import fit, read_tensor
+    session.select(hook="attn.hook_pattern", token=2, column=1)
+    for suffix in (".csv", ".npy"):
+        with qtbot.waitSignal(session.message) as told:
+            assert inspector.export_tensor(tmp_path / f"pattern{suffix}")
+        assert "pattern" in told.args[0]
+        back = fit(read_tensor(tmp_path / f"pattern{suffix}"), session.trace["attn.hook_pattern"].shape)
+        np.testing.assert_array_equal(back, session.trace["attn.hook_pattern"])     # every head, every digit
+    text = inspector.equation_text()
+    assert text.startswith("attn.hook_pattern[0, 2, 1]") and "p = exp(s − max)" in text
+    inspector.copy_equation()
+    assert QGuiApplication.clipboard().text() == text
+    assert inspector.save_equation(tmp_path / "eq.txt")
+    assert (tmp_path / "eq.txt").read_text(encoding="utf-8") == text + "\n"
+    names = [action.objectName() for action in inspector.context_menu().actions() if action.objectName()]
+    assert names == ["inspectorExportCsv", "inspectorExportNpy", "inspectorCopyEquation", "inspectorSaveEquation"]
+
+
+def test_an_export_that_cannot_be_written_says_so(inspector, session, tmp_path, qtbot):
+    with qtbot.waitSignal(session.message) as told:
+        assert not inspector.export_tensor(tmp_path / "no such folder" / "x.csv")
+    assert "x.csv" in told.args[0]
+    with qtbot.waitSignal(session.message):
+        assert not inspector.export_tensor(tmp_path / "x.xlsx")
+
+
+# --- the later generations, an unknown hook, the language ------------------------------------
+
+def test_qk_norm_gate_and_clamp_hooks_are_worded(qtbot):
+    from app.explorer.inspector import STEP_SENTENCES, ZERO_CENTRED_SENTENCE
+    from app.session import Session
+    from core.explain import Step
+    from core.labs.generations import preset
+    session = Session(preset("divergence"))
+    widget = show(qtbot, Inspector(session), 520, 420)
+    sentence = widget.findChild(QLabel, "inspectorSentence")
+    for hook, step in (("attn.hook_q_normed", Step.QK_NORM), ("attn.hook_attn_scores", Step.NORMED_SCORE),
+                       ("attn.hook_gate_sigmoid", Step.GATE_SIGMOID), ("attn.hook_z_gated", Step.GATED_Z),
+                       ("mlp.hook_pre_clamped", Step.CLAMP_UP), ("mlp.hook_post", Step.CLAMPED_ACTIVATION)):
+        session.select(hook=hook, token=4, column=0)
+        assert sentence.text().startswith(STEP_SENTENCES[step]), hook
+        assert widget.title.full_text().startswith(hook) and "—" in widget.title.full_text()
+    session.select(hook="hook_resid_post")
+    session.select(hook="ln2.hook_out")
+    assert ZERO_CENTRED_SENTENCE in sentence.text()                           # the gain is 1 + w
+    assert "(1 + w)" in widget.equation_text()
+    widget.close()
+
+
+def test_a_hook_explain_cannot_explain_is_shown_not_a_crash(qtbot, session, monkeypatch):
+    from app.explorer import inspector as module
+    from app.explorer.inspector import STEP_SENTENCES
+    from core.explain import Step
+
+    def refuse(*args):
+        raise KeyError("attn.hook_rot_q")
+    monkeypatch.setattr(module, "explain", refuse)
+    widget = show(qtbot, Inspector(session), 520, 420)
+    assert widget.findChild(QLabel, "inspectorSentence").text() == STEP_SENTENCES[Step.UNEXPLAINED]
+    widget.close()
+
+
+def test_the_language_switches_live_and_keeps_the_selection(inspector, session):
+    from app import i18n
+    session.select(hook="mlp.hook_post", token=2, column=3)
+    heads_before = inspector.head_combo.count()
+    sentence = inspector.findChild(QLabel, "inspectorSentence")
+    english = sentence.text()
+    i18n.install("zh")
+    try:
+        settle(lambda: sentence.text() != english)
+        assert "激活" in sentence.text() and "隐藏单元" in inspector.title.full_text()
+        assert (session.selected_hook, session.selected_token, session.selected_column) == ("mlp.hook_post", 2, 3)
+        assert inspector.table.currentIndex().row() == 2 and inspector.head_combo.count() == heads_before
+    finally:
+        i18n.install("en")
+    settle(lambda: sentence.text() == english)
+
+
+def test_a_hook_the_session_did_not_recompute_is_not_looked_at_again(qtbot):
+    """Above core's small-block threshold an edit recomputes only what it can change
+    (trace.recomputed); the inspector then leaves its table alone."""
+    from app.session import Session
+    from core.formats.generate import preset
+    from tests.app.helpers import FakeClock
+    session = Session(preset("d256"), clock=FakeClock())
+    widget = show(qtbot, Inspector(session), 520, 420)
+    session.select(hook="attn.hook_pattern", token=3, column=5)
+    looked = []
+    original = widget.model.set_slice
+    widget.model.set_slice = lambda *args: (looked.append(1), original(*args))[1]
+    assert session.set_value("W_in", (0, 7), 0.5)
+    assert "attn.hook_pattern" not in session.trace.recomputed
+    assert looked == []
+    assert session.set_value("W_Q", (1, 0, 0), 0.5)                 # head 2's pattern changes
+    assert looked == [1]
+    np.testing.assert_array_equal(shown_array(widget), session.trace["attn.hook_pattern"][0])
+    widget.close()

@@ -42,6 +42,8 @@ ALLOWED = {
     "pre", "post", "gate",
     # numbers and units
     "NaN", "ms", "px", "pt", "MiB",
+    # file formats and the library a script uses, named as a Chinese text names them
+    "PNG", "SVG", "CSV", "npy", "npz", "NumPy", "Python",
     # authors a caption cites by name; keys as printed on the keyboard
     "Vaswani", "Shazeer", "Shift", "Ctrl", "Alt", "Enter", "Esc", "Space", "PgDown", "PgUp", "PageDown", "PageUp",
     # a language's own name (the Language menu offers “English” in every language)

@@ -254,23 +254,61 @@ def test_slider_drag_is_one_undo_step(qtbot, editor, session):
     assert len(set(seen)) == 3 and seen[-1] > original
     assert editor.value_spin.value() == pytest.approx(seen[-1])
     assert session.undo_stack.count() == steps + 1
-    assert slider.value() == 0                      # recentred on release
+    controls = editor.cell_controls
+    assert slider.value() == round(seen[-1] / controls.step)      # the handle stays at the value
+    assert seen[-1] == pytest.approx(slider.value() * controls.step)
     assert_trace_is_core_forward(session)
     session.undo_stack.undo()
     assert session.tensor("W_in")[0, 1] == original
     assert editor.value_spin.value() == pytest.approx(original)
 
 
-def test_slider_steps_from_the_value_at_press(editor, session):
+def handle_value(editor) -> float:
+    """The value the slider's scale reads under its handle (its ends are the printed labels)."""
+    slider = editor.value_slider
+    low = float(editor.cell_controls.slider_minus.text().replace("−", "-"))
+    high = float(editor.cell_controls.slider_plus.text())
+    return low + (high - low) * (slider.value() - slider.minimum()) / (slider.maximum() - slider.minimum())
+
+
+def test_the_slider_scale_is_honest(editor, session):
+    """The labels at the ends are the values there, the handle sits at the cell's value, and a
+    drag sets the value under the handle (it does not move relative to where the drag began)."""
     choose_tensor(editor, "inputs")
     session.select_edit_cell("inputs", (0, 1))
-    slider = editor.value_slider
+    assert session.tensor("inputs")[0, 1] == 0.5
+    controls, slider = editor.cell_controls, editor.value_slider
+    assert (controls.slider_minus.text(), controls.slider_plus.text()) == ("−2", "+2")
+    assert handle_value(editor) == pytest.approx(0.5)
     slider.setSliderDown(True)
-    for position in (5, 30, 150):
+    for position, value in ((5, 0.05), (30, 0.3), (150, 1.5), (-200, -2.0)):
         slider.setValue(position)
-        assert session.tensor("inputs")[0, 1] == pytest.approx(0.5 + position * 0.01)
+        assert session.tensor("inputs")[0, 1] == pytest.approx(value)
+        assert handle_value(editor) == pytest.approx(value)
     slider.setSliderDown(False)
-    assert slider.value() == 0
+    assert handle_value(editor) == pytest.approx(-2.0)          # no snapping back to the middle
+
+
+@pytest.mark.parametrize("value, scale", [(0.3, 2), (-1.5, 5), (3.0, 10), (-40.0, 100), (999999.0, 2000000)])
+def test_the_slider_scale_fits_the_value(editor, session, value, scale):
+    choose_tensor(editor, "W_in")
+    assert editor.model.setData(editor.model.index(2, 3), str(value), EDIT)
+    session.select_edit_cell("W_in", (0, 0))
+    session.select_edit_cell("W_in", (2, 3))                     # chosen afresh for the cell
+    controls = editor.cell_controls
+    assert controls.scale == scale
+    assert controls.slider_plus.text() == f"+{scale}" and controls.slider_minus.text() == f"−{scale}"
+    assert handle_value(editor) == pytest.approx(value, abs=controls.step / 2)
+    assert -scale <= value <= scale
+
+
+def test_the_scale_follows_a_value_that_leaves_it(editor, session):
+    choose_tensor(editor, "W_in")
+    session.select_edit_cell("W_in", (1, 1))
+    assert editor.cell_controls.scale == 2
+    editor.value_spin.setValue(3.5)                              # beyond ±2: the handle would leave the scale
+    assert editor.cell_controls.scale == 10
+    assert handle_value(editor) == pytest.approx(3.5)
 
 
 def test_spin_box_sets_the_selected_cell(editor, session):
@@ -499,15 +537,15 @@ def test_chinese_labels(qtbot, session):
         i18n.install("en")
 
 
-def test_slider_track_click_nudges_and_recentres(editor, session):
+def test_slider_track_click_steps_from_the_exact_value(editor, session):
     choose_tensor(editor, "W_in")
+    assert editor.model.setData(editor.model.index(1, 1), "0.123456", EDIT)
     session.select_edit_cell("W_in", (1, 1))
-    original = session.tensor("W_in")[1, 1]
     editor.value_slider.triggerAction(editor.value_slider.SliderAction.SliderPageStepAdd)
-    assert session.tensor("W_in")[1, 1] == pytest.approx(original + 0.05)
-    assert editor.value_slider.value() == 0
+    assert session.tensor("W_in")[1, 1] == pytest.approx(0.173456)
+    assert handle_value(editor) == pytest.approx(0.17)
     editor.value_slider.triggerAction(editor.value_slider.SliderAction.SliderPageStepAdd)
-    assert session.tensor("W_in")[1, 1] == pytest.approx(original + 0.10)
+    assert session.tensor("W_in")[1, 1] == pytest.approx(0.223456)
 
 
 def test_a_spreadsheet_paste_with_decimal_commas_is_refused_whole(editor, session):
@@ -517,3 +555,149 @@ def test_a_spreadsheet_paste_with_decimal_commas_is_refused_whole(editor, sessio
     QGuiApplication.clipboard().setText("0,5\t1,5\n2\t3")
     assert not editor.paste()
     np.testing.assert_array_equal(session.tensor("W_in"), before)
+
+
+# --- readable: the minus sign, the zoom, the language ------------------------------------------
+
+def test_a_selected_negative_number_is_not_clipped_by_the_frame(qtbot, editor, session):
+    """The selection frame covers the first FRAME px of the cell; the number starts after them."""
+    from app.explorer.tables import FRAME, padding
+    choose_tensor(editor, "W_in")
+    assert editor.model.setData(editor.model.index(1, 1), "-123.456789", EDIT)
+    click_cell(qtbot, editor, 1, 1)
+    text = editor.model.index(1, 1).data(DISPLAY)
+    assert text.startswith("−")
+    metrics = editor.table.fontMetrics()
+    assert padding() > FRAME
+    cell = editor.table.visualRect(editor.model.index(1, 1))                  # without the grid line
+    assert cell.width() >= metrics.horizontalAdvance(text) + 2 * padding()
+    # What is painted: the frame's dark band at the cell's edge, the number right-aligned inside
+    # the padding, so it begins after the frame.
+    image = editor.table.viewport().grab(cell).toImage()
+    assert image.pixelColor(0, image.height() // 2).lightness() < 60
+    assert cell.width() - padding() - metrics.horizontalAdvance(text) >= padding()
+
+
+def test_zoom_scales_the_table_and_its_columns(editor, session):
+    from app.widgets.appearance import appearance
+    choose_tensor(editor, "inputs")
+    small_font, small_width = editor.table.fontInfo().pixelSize(), editor.table.columnWidth(0)
+    try:
+        appearance().set_zoom(1.5)
+        assert editor.table.fontInfo().pixelSize() >= 16
+        assert editor.table.columnWidth(0) > small_width
+        text = editor.model.index(0, 0).data(DISPLAY)
+        assert editor.table.columnWidth(0) >= editor.table.fontMetrics().horizontalAdvance(text)
+    finally:
+        appearance().set_zoom(1.0)
+    assert editor.table.fontInfo().pixelSize() == small_font
+
+
+def test_the_language_switches_live_without_losing_anything(qtbot, editor, session):
+    from app import i18n
+    choose_tensor(editor, "W_Q")
+    editor.head_selector.setCurrentIndex(1)
+    session.select_edit_cell("W_Q", (1, 2, 1))
+    assert editor.model.setData(editor.model.index(2, 1), "0.25", EDIT)
+    steps, cell = session.undo_stack.count(), (session.edit_tensor, session.edit_index)
+    i18n.install("zh")
+    try:
+        settle(lambda: editor.zero_button.text() == "清零")
+        assert editor.head_selector.currentText() == "头 2" and editor.tensor_actions.file_button.text() == "文件"
+        assert editor.tensor_combo.itemText(0).startswith("输入 x")
+        assert (session.edit_tensor, session.edit_index) == cell and session.undo_stack.count() == steps
+        assert editor.table.currentIndex() == editor.model.index(2, 1)
+    finally:
+        i18n.install("en")
+    settle(lambda: editor.zero_button.text() == "Zero")
+    assert editor.head_selector.currentText() == "head 2"
+
+
+# --- files -------------------------------------------------------------------------------------
+
+def test_export_and_import_through_the_editor(editor, session, tmp_path):
+    choose_tensor(editor, "W_K")
+    editor.head_selector.setCurrentIndex(1)
+    original = session.tensor("W_K").copy()
+    assert editor.export_tensor(tmp_path / "wk.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "wk.npy"), original)
+    np.savetxt(tmp_path / "head.csv", np.full((4, 2), 0.5), delimiter=",")
+    steps = session.undo_stack.count()
+    assert editor.import_tensor(tmp_path / "head.csv")                  # one head's shape: the shown head
+    np.testing.assert_array_equal(session.tensor("W_K")[1], np.full((4, 2), 0.5))
+    np.testing.assert_array_equal(session.tensor("W_K")[0], original[0])
+    assert session.undo_stack.count() == steps + 1
+    assert shown_table(editor)[0][0] == "0.500000"
+    session.undo_stack.undo()
+    np.testing.assert_array_equal(session.tensor("W_K"), original)
+
+
+def test_the_file_menu_names_the_tensor(editor, session):
+    choose_tensor(editor, "b_out")
+    actions = [action for action in editor.tensor_actions.file_menu().actions() if action.objectName()]
+    assert [action.objectName() for action in actions] == ["weightImport", "weightExportCsv", "weightExportNpy"]
+    assert all("b_out" in action.text() for action in actions)
+
+
+# --- at GPT-2-small size: as at lesson size, undo included -------------------------------------
+
+@pytest.fixture(scope="module")
+def gpt2_small():
+    from core.formats.generate import preset
+    return preset("gpt2-small")
+
+
+def test_editing_one_cell_of_a_768_by_3072_matrix(qtbot, gpt2_small):
+    from tests.app.helpers import FakeClock
+    session = Session(gpt2_small, clock=FakeClock())
+    widget = WeightEditor(session)
+    qtbot.addWidget(widget)
+    widget.resize(420, 600)
+    widget.show()
+    qtbot.waitExposed(widget)
+    choose_tensor(widget, "W_in")
+    model = widget.model
+    assert (model.rowCount(), model.columnCount()) == (768, 3072)
+    assert widget.overview.isVisible() and widget.overview.shape == (768, 3072)
+    changed = []
+    model.dataChanged.connect(lambda top, bottom, roles: changed.append((top.row(), top.column(),
+                                                                         bottom.row(), bottom.column())))
+    widget.overview.cellPicked.emit(700, 3000)                            # jump there with the overview
+    assert session.edit_index == (700, 3000) and widget.table.currentIndex() == model.index(700, 3000)
+    first_row, last_row, first_column, last_column = widget.table.visible_cells()
+    assert first_row <= 700 <= last_row and first_column <= 3000 <= last_column
+    original = session.tensor("W_in")[700, 3000]
+    assert model.setData(model.index(700, 3000), "0.75", EDIT)
+    assert session.tensor("W_in")[700, 3000] == 0.75 and model.index(700, 3000).data(DISPLAY) == "0.750000"
+    assert changed == [(700, 3000, 700, 3000)]                          # that cell, and only it, repainted
+    expected = forward(session.config, session.state.weights, session.state.inputs)
+    for hook in expected:                                                # core's incremental agreement
+        np.testing.assert_allclose(session.trace[hook], expected[hook], rtol=1e-12, atol=1e-12, err_msg=hook)
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[700, 3000] == original
+    assert model.index(700, 3000).data(EDIT) == original
+    widget.close()
+
+
+def test_the_shipped_gpt2_small_example_in_the_tables(qtbot):
+    """The shipped example (its arrays in the .npz beside it): the editor and the inspector on
+    one Session, an edit of W_out reaching the inspector's output table, undone exactly."""
+    from app.explorer.inspector import Inspector
+    from tests.app.helpers import FakeClock
+    session = Session(load_scenario(SCENARIOS / "gpt2-small-shape.json"), clock=FakeClock())
+    editor, inspector = WeightEditor(session), Inspector(session)
+    for widget in (editor, inspector):
+        qtbot.addWidget(widget)
+        widget.resize(420, 500)
+        widget.show()
+    choose_tensor(editor, "W_out")
+    assert (editor.model.rowCount(), editor.model.columnCount()) == (3072, 768)
+    before = np.array(session.trace["hook_resid_post"])
+    assert editor.model.setData(editor.model.index(5, 9), "0.5", EDIT)
+    after = session.trace["hook_resid_post"]
+    assert not np.array_equal(after[:, 9], before[:, 9]) and np.array_equal(after[:, 10], before[:, 10])
+    np.testing.assert_array_equal(inspector.model.array, after)          # the output, as shown
+    session.undo_stack.undo()
+    np.testing.assert_allclose(session.trace["hook_resid_post"], before, rtol=1e-12, atol=1e-12)
+    for widget in (editor, inspector):
+        widget.close()

@@ -1,0 +1,308 @@
+"""The pieces of the block diagram: nodes that show numbers, edges, tokens, head chips.
+
+A node is one hook of the trace: a title above a body. NumberNode's body is a column of tinted
+cells (the selected token's values); StripNode (dataflow_strip.py) shows the whole tensor as a
+heatmap. Items are built once per layout and then updated in place.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsRectItem,
+                               QGraphicsSimpleTextItem)
+
+from app.explorer.dataflow_plan import EdgeSpec
+from app.explorer.dataflow_style import DIMMED, Geometry, Palette, centered_text, compact_number, place_text
+from app.widgets import style
+
+
+class Rounded(QGraphicsPathItem):
+    """A rectangle with rounded corners. (A path item rather than an overridden paint():
+    PySide 6.12 leaks a reference to None on every Python paint() call.)"""
+
+    def __init__(self, rect: QRectF, parent: QGraphicsItem | None = None, radius: float = 6.0):
+        super().__init__(parent)
+        self._rect = QRectF(rect)
+        path = QPainterPath()
+        path.addRoundedRect(self._rect, radius, radius)
+        self.setPath(path)
+
+    def rect(self) -> QRectF:
+        return QRectF(self._rect)
+
+
+def title_height(title: str, geometry: Geometry) -> float:
+    return sum(geometry.title_line_h(line) for line in title.split("\n"))
+
+
+def node_width(title: str, body_w: float, geometry: Geometry) -> float:
+    """A node is as wide as its body, or its widest title line and a margin: a title never
+    leaves its node (the selection outline would cut it)."""
+    widest = max(geometry.text_w(line, geometry.title) for line in title.split("\n"))
+    return max(body_w + 2 * geometry.pad, widest + 4 * geometry.zoom)
+
+
+def cell_mark(parent: QGraphicsItem, rect: QRectF, geometry: Geometry, palette: Palette) -> QGraphicsRectItem:
+    """The outline of a highlighted cell: a dark line on an amber halo, visible on any tint."""
+    z = geometry.zoom
+    mark = QGraphicsRectItem(rect.adjusted(1.5 * z, 1.5 * z, -1.5 * z, -1.5 * z), parent)
+    mark.setPen(QPen(palette.ink, 2 * z))
+    mark.setBrush(Qt.NoBrush)
+    mark.setZValue(3)
+    halo = QGraphicsRectItem(mark.rect(), mark)
+    halo.setFlag(QGraphicsItem.ItemStacksBehindParent)
+    halo.setPen(QPen(palette.glow, 5 * z))
+    halo.setBrush(Qt.NoBrush)
+    return mark
+
+
+class NodeBase(Rounded):
+    """One hook: a title, a body below it, a selection outline, a lesson glow and marks for
+    highlighted cells (the body's business)."""
+
+    def __init__(self, hook: str, title: str, width: float, body_h: float, geometry: Geometry, palette: Palette,
+                 tooltip: str):
+        self.title_h = title_height(title, geometry)
+        super().__init__(QRectF(0, 0, width, self.title_h + body_h + 2 * geometry.pad))
+        self.hook, self.geometry, self.palette = hook, geometry, palette
+        self.setBrush(palette.node_fill)
+        self.setPen(QPen(palette.node_border, 1.2 * geometry.zoom))
+        self.setToolTip(tooltip)
+        self.setCursor(Qt.PointingHandCursor)
+        self.setZValue(2)
+        z = geometry.zoom
+        self.glow = Rounded(self.rect().adjusted(-5 * z, -5 * z, 5 * z, 5 * z), self)
+        self.glow.setFlag(QGraphicsItem.ItemStacksBehindParent)
+        self.glow.setPen(QPen(palette.glow, 8 * z))
+        self.glow.setBrush(Qt.NoBrush)
+        self.glow.setVisible(False)
+        self.outline = Rounded(self.rect().adjusted(-3 * z, -3 * z, 3 * z, 3 * z), self)   # the selection mark
+        self.outline.setPen(QPen(palette.accent, 3.5 * z))
+        self.outline.setBrush(Qt.NoBrush)
+        self.outline.setVisible(False)
+        lines = title.split("\n")
+        tops = [sum(geometry.title_line_h(line) for line in lines[:k]) for k in range(len(lines))]
+        self.title_rects = [QRectF(0, top, width, geometry.title_line_h(line)) for top, line in zip(tops, lines)]
+        self.title_lines = [centered_text(self, line, geometry.title, rect, palette.ink)
+                            for line, rect in zip(lines, self.title_rects)]
+        self.body = QRectF((width - self.body_width()) / 2, self.title_h + geometry.pad,
+                           self.body_width(), body_h)
+        self._selected: bool | None = None
+
+    def body_width(self) -> float:
+        raise NotImplementedError
+
+    def port_y(self) -> float:
+        """Where horizontal edges meet the node: the middle of its body."""
+        return self.pos().y() + self.body.center().y()
+
+    @property
+    def title(self) -> str:
+        return "\n".join(line.text() for line in self.title_lines)
+
+    def set_title(self, title: str) -> bool:
+        """Change the title in place; False if it needs another node (lines or width changed)."""
+        lines = title.split("\n")
+        if (len(lines) != len(self.title_lines) or title_height(title, self.geometry) != self.title_h
+                or node_width(title, self.body.width(), self.geometry) > self.rect().width()):
+            return False
+        for item, line, rect in zip(self.title_lines, lines, self.title_rects):
+            if item.text() != line:
+                item.setText(line)
+                place_text(item, rect)
+        return True
+
+    def set_selected(self, selected: bool) -> None:
+        if self._selected == selected:     # touch Qt only on a change
+            return
+        self._selected = selected
+        self.outline.setVisible(selected)
+        for line in self.title_lines:
+            line.setBrush(self.palette.accent if selected else self.palette.ink)
+
+    def text_items(self) -> list[QGraphicsSimpleTextItem]:
+        """Every text the node shows (for the readability and fit checks)."""
+        return list(self.title_lines)
+
+
+class NumberNode(NodeBase):
+    """A node that shows the selected token's (and head's) values as a column of tinted cells."""
+
+    def __init__(self, hook: str, title: str, size: int, geometry: Geometry, palette: Palette, tooltip: str):
+        self._body_w = geometry.cell_w
+        width = node_width(title, geometry.cell_w, geometry)
+        super().__init__(hook, title, width, size * geometry.cell_h, geometry, palette, tooltip)
+        self.cells: list[QGraphicsRectItem] = []
+        self.texts: list[QGraphicsSimpleTextItem] = []
+        self.marks: list[QGraphicsRectItem | None] = [None] * size      # made when first needed
+        self._metrics = QFontMetricsF(geometry.number)
+        self._room = geometry.cell_w - 3 * geometry.zoom
+        for i in range(size):
+            cell = QGraphicsRectItem(self.body.left(), self.body.top() + i * geometry.cell_h,
+                                     geometry.cell_w, geometry.cell_h, self)
+            cell.setPen(QPen(palette.node_fill, 1))
+            self.cells.append(cell)
+            text = QGraphicsSimpleTextItem("", cell)
+            text.setFont(geometry.number)
+            text.setBrush(palette.ink)
+            self.texts.append(text)
+
+    def body_width(self) -> float:
+        return self._body_w
+
+    def set_values(self, values: np.ndarray, limit: float) -> None:
+        for cell, text, value in zip(self.cells, self.texts, values):
+            value = float(value)
+            label = compact_number(value, self._room, self._metrics)
+            if text.text() != label:
+                text.setText(label)
+                place_text(text, cell.rect())
+            colour = style.tint(value, limit)
+            if cell.brush().color() != colour:
+                cell.setBrush(colour)
+                ink = style.text_colour_on(colour)
+                if text.brush().color() != ink:
+                    text.setBrush(ink)
+
+    def set_marked(self, channels: set[int]) -> None:
+        """Outline these cells (a lesson's highlighted cells of the token shown)."""
+        for i, mark in enumerate(self.marks):
+            on = i in channels
+            if mark is None and on:
+                mark = self.marks[i] = cell_mark(self, self.cells[i].rect(), self.geometry, self.palette)
+            if mark is not None and mark.isVisible() != on:
+                mark.setVisible(on)
+
+    def marked(self) -> list[int]:
+        return [i for i, mark in enumerate(self.marks) if mark is not None and mark.isVisible()]
+
+    def channel_at(self, point: QPointF) -> int | None:
+        """The channel under a point in the node's coordinates, or None."""
+        for i, cell in enumerate(self.cells):
+            if cell.rect().contains(point):
+                return i
+        return None
+
+    def text_items(self) -> list[QGraphicsSimpleTextItem]:
+        return super().text_items() + self.texts
+
+
+class EdgeItem(QGraphicsPathItem):
+    """A curve from one node to another with an arrowhead and, optionally, a shape label."""
+
+    def __init__(self, spec: EdgeSpec, path: QPainterPath, label: str | None, label_at: QPointF,
+                 geometry: Geometry, palette: Palette):
+        super().__init__(path)
+        self.spec, self.geometry = spec, geometry
+        residual = spec.kind == "residual"
+        z = geometry.zoom
+        self.colour = palette.residual if residual else palette.edge
+        self.emphasis_colour = QColor("#c77c00")
+        self.width = (3.0 if residual else 1.6) * z
+        self.setPen(QPen(self.colour, self.width, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+        self.setBrush(Qt.NoBrush)
+        self.setZValue(1 if residual else 0)
+        head = QPolygonF([QPointF(0, 0), QPointF(-10 * z, -5 * z), QPointF(-10 * z, 5 * z)])
+        self.arrow = QGraphicsPolygonItem(head, self)
+        self.arrow.setPos(path.pointAtPercent(1.0))
+        self.arrow.setRotation(-path.angleAtPercent(1.0))
+        self.arrow.setPen(Qt.NoPen)
+        self.arrow.setBrush(self.colour)
+        self.label: QGraphicsSimpleTextItem | None = None
+        self.label_box: QGraphicsRectItem | None = None
+        self.label_at = QPointF(label_at)
+        if label is not None:
+            self.label_box = QGraphicsRectItem(self)
+            self.label_box.setPen(Qt.NoPen)
+            self.label_box.setBrush(palette.label_box)
+            self.label_box.setZValue(3)
+            self.label = QGraphicsSimpleTextItem(label, self.label_box)
+            self.label.setFont(geometry.label)
+            self.label.setBrush(palette.muted if not residual else self.colour)
+            self.set_label(label, force=True)
+
+    def set_label(self, label: str, force: bool = False) -> None:
+        """Change the shape label in place, keeping it centred where it was."""
+        if self.label is None or (self.label.text() == label and not force):
+            return
+        width, height = self.geometry.label_size(label)
+        self.label_box.setRect(self.label_at.x() - width / 2, self.label_at.y() - height / 2, width, height)
+        self.label.setText(label)
+        place_text(self.label, self.label_box.rect())
+
+    def label_rect(self) -> QRectF | None:
+        return None if self.label_box is None else self.label_box.mapRectToScene(self.label_box.rect())
+
+    def set_emphasis(self, emphasised: bool | None) -> None:
+        """None: normal; True: stressed; False: dimmed."""
+        self.setOpacity(DIMMED if emphasised is False else 1.0)
+        colour = self.emphasis_colour if emphasised else self.colour
+        self.setPen(QPen(colour, self.width * (1.8 if emphasised else 1.0), Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+        self.arrow.setBrush(colour)
+
+
+class TokenItem(Rounded):
+    """One token of the list beside the input; `index` may change (a long list scrolls)."""
+
+    def __init__(self, index: int, text: str, width: float, height: float, geometry: Geometry, palette: Palette):
+        super().__init__(QRectF(0, 0, width, height))
+        self.index, self.palette, self.geometry = index, palette, geometry
+        self.setCursor(Qt.PointingHandCursor)
+        self.setZValue(2)
+        self.text = centered_text(self, "", geometry.token, self.rect(), palette.ink)
+        self._selected: bool | None = None
+        self._full = None
+        self.set_token(index, text)
+
+    def set_token(self, index: int, text: str) -> None:
+        """Show token `index` (a long token is elided; the tooltip has it whole)."""
+        self.index = index
+        if self._full == text:
+            return
+        self._full = text
+        room = self.rect().width() - 8 * self.geometry.zoom
+        bold = QFont(self.geometry.token)
+        bold.setBold(True)                    # the selected token is bold: fit that
+        shown = QFontMetricsF(bold).elidedText(text, Qt.ElideRight, room)
+        self.setToolTip(text if shown != text else "")
+        self.text.setText(shown)
+        place_text(self.text, self.rect())
+
+    def set_selected(self, selected: bool) -> None:
+        if self._selected == selected:
+            return
+        self._selected = selected
+        accent = self.palette.accent
+        self.setBrush(accent if selected else self.palette.token_fill)
+        self.setPen(QPen(accent.darker(120) if selected else self.palette.node_border, 1.2 * self.geometry.zoom))
+        self.text.setBrush(style.text_colour_on(accent) if selected else self.palette.ink)
+        which = self.text.font()
+        if which.bold() != selected:
+            which.setBold(selected)
+            self.text.setFont(which)
+            place_text(self.text, self.rect())
+
+
+class HeadChip(Rounded):
+    def __init__(self, head: int, geometry: Geometry, palette: Palette):
+        z = geometry.zoom
+        label = str(head + 1)
+        width = max(24 * z, geometry.text_w(label, geometry.header) + 10 * z)
+        super().__init__(QRectF(0, 0, width, geometry.band_header - 3 * z), radius=4.0 * z)
+        self.head, self.palette, self.geometry = head, palette, geometry
+        self.setCursor(Qt.PointingHandCursor)
+        self.setZValue(2)
+        bold = QFont(geometry.header)
+        bold.setBold(True)
+        self.text = centered_text(self, label, bold, self.rect(), palette.accent)
+        self._selected: bool | None = None
+
+    def set_selected(self, selected: bool) -> None:
+        if self._selected == selected:
+            return
+        self._selected = selected
+        accent = self.palette.accent
+        self.setBrush(accent if selected else self.palette.background)
+        self.setPen(QPen(accent, 1.2 * self.geometry.zoom))
+        self.text.setBrush(style.text_colour_on(accent) if selected else accent)

@@ -1,0 +1,376 @@
+"""The drawing of the block: one node per hook of the session's trace (see dataflow.py).
+
+Laid out (dataflow_layout.build) only when the layout changes — which hooks exist and their
+shapes, residual, norm placement, the tokens, which nodes are heatmaps, the zoom and the
+theme; every other update recolours and retexts the existing items, and an edit touches only
+the nodes whose arrays it recomputed (core's EditedTrace.recomputed; every other hook is the
+very array drawn before).
+
+Each node's colours use a steady symmetric limit: set from the trace when the layout is built
+or a scenario is loaded, afterwards only widened when a value goes past it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject, QPointF, QRectF
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem, QToolTip
+
+from app.explorer.dataflow_items import EdgeItem, HeadChip, NodeBase, NumberNode, TokenItem
+from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, layout_text_boxes, shape_text,
+                                          token_caption, token_link_path, token_window)
+from app.explorer.dataflow_plan import Q
+from app.explorer.dataflow_strip import StripNode
+from app.explorer.dataflow_style import (DIMMED, FORCED_NUMBERS_MAX, NUMBERS_MAX, Geometry, Palette, place_text,
+                                         tr)
+from app.explorer.dataflow_titles import titles
+from app.session import Session
+from app.widgets import style
+from app.widgets.appearance import appearance
+from core.numbers import format_exact
+
+MODES = ("auto", "numbers", "strips")
+
+
+def _limit_for(array: np.ndarray) -> float:
+    """style.limit_for, without its masking pass when every value is finite (the usual case)."""
+    peak = max(float(array.max()), -float(array.min())) if array.size else 0.0     # no |array| copy
+    return style.nice_limit(peak) if np.isfinite(peak) else style.limit_for(array)
+
+
+class DataflowScene(QGraphicsScene):
+    """The drawing of the block: nodes, edges, tokens and head chips, built from the session's
+    trace when the layout changes and otherwise updated in place. Zoom, fit, clicks and menus
+    are the view's (DataflowView)."""
+
+    def __init__(self, session: Session, parent: QObject | None = None):
+        super().__init__(parent)
+        self.setObjectName("dataflowScene")
+        self.session = session
+        self.mode = "auto"
+        self.layout = Layout()
+        self._structure: object = None          # what the trace's layout depends on
+        self._look: object = None               # heatmap nodes, zoom, theme
+        self._texts_for: object = None          # the config the titles were written for
+        self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
+        self._drawn: dict[str, tuple] = {}      # hook → (array, token, head, limit) last drawn
+        self._highlight: set[str] | None = None
+        self._cells: dict[str, set[tuple[int, ...]]] = {}
+        self._spot: str | None = None
+        self._selected: tuple = ()                # (hook, token, head) the selection marks show
+        self.geometry = Geometry.at(1.0)
+        self.palette = Palette.of(appearance())
+
+    # --- what is drawn --------------------------------------------------------------------
+    def node_names(self) -> list[str]:
+        """The hooks drawn, in trace order."""
+        return list(self.layout.nodes)
+
+    def node_order(self) -> list[str]:
+        """The hooks in reading order (row by row, column by column, top to bottom): the
+        numbering of spotlight_number()."""
+        return list(self.layout.order)
+
+    def node_item(self, hook: str) -> NodeBase:
+        return self.layout.nodes[hook]
+
+    def node_rect(self, hook: str) -> QRectF:
+        node = self.layout.nodes[hook]
+        return node.mapRectToScene(node.rect())
+
+    def node_title(self, hook: str) -> str:
+        return self.layout.nodes[hook].title
+
+    def node_texts(self, hook: str) -> list[str]:
+        """The numbers a number node shows, top to bottom ([] for a heatmap)."""
+        node = self.layout.nodes[hook]
+        return [text.text() for text in node.texts] if isinstance(node, NumberNode) else []
+
+    def node_limit(self, hook: str) -> float:
+        return self._limits[hook]
+
+    def is_strip(self, hook: str) -> bool:
+        return isinstance(self.layout.nodes[hook], StripNode)
+
+    def token_rect(self, index: int) -> QRectF:
+        """A listed token's box (a long list shows a window around the selected token)."""
+        item = next(t for t in self.layout.tokens if t.index == index)
+        return item.mapRectToScene(item.rect())
+
+    def edges(self) -> list[tuple[str, str, str, str | None]]:
+        return [(e.spec.source, e.spec.target, e.spec.kind, e.label.text() if e.label else None)
+                for e in self.layout.edges]
+
+    def highlighted(self) -> set[str] | None:
+        return None if self._highlight is None else set(self._highlight)
+
+    def marked_cells(self, hook: str) -> list:
+        """The highlighted cells a node outlines: channels (numbers) or (token, channel) (heatmap)."""
+        return self.layout.nodes[hook].marked()
+
+    def spotlighted(self) -> str | None:
+        return self._spot
+
+    # --- changes from outside ----------------------------------------------------------------
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"strip mode: expected one of {', '.join(MODES)}, got {mode!r}")
+        self.mode = mode
+
+    def set_highlight(self, hooks: set[str] | None, cells=()) -> None:
+        """Emphasise these nodes and the edges between them, dim the rest; outline `cells`
+        ((hook, index) pairs). None clears."""
+        self._highlight = None if hooks is None else set(hooks)
+        self._cells = {}
+        for hook, index in cells:
+            self._cells.setdefault(hook, set()).add(tuple(index))
+        self._refresh_marks()
+        self._apply_emphasis()
+
+    def spotlight(self, hook: str | None) -> None:
+        """One node at full strength, the rest dimmed; None (or a hook not drawn) clears."""
+        self._spot = hook if hook in self.layout.nodes else None
+        self._apply_emphasis()
+
+    def forget_limits(self) -> None:
+        self._limits.clear()
+
+    # --- bringing the drawing up to date -----------------------------------------------------
+    def _strips(self) -> frozenset[str]:
+        """The hooks drawn as heatmaps: automatically those wider than NUMBERS_MAX channels, and
+        every node once there are more than NUMBERS_MAX tokens (see DataflowView.set_strip_mode)."""
+        tokens = len(self.session.tokens)
+        strips = set()
+        for hook, array in self.session.trace.items():
+            channels = array.shape[-1]
+            if (self.mode == "strips" or (self.mode == "numbers" and channels > FORCED_NUMBERS_MAX)
+                    or (self.mode == "auto" and (channels > NUMBERS_MAX or tokens > NUMBERS_MAX))):
+                strips.add(hook)
+        return frozenset(strips)
+
+    def _keys(self) -> tuple[tuple, tuple]:
+        session, config = self.session, self.session.config
+        structure = (tuple((hook, array.shape) for hook, array in session.trace.items()), config.residual,
+                     config.has_norm and config.norm_placement, session.tokens)
+        look = appearance()
+        return structure, (self._strips(), look.zoom, look.effective_theme)
+
+    def sync_trace(self) -> bool:
+        """Bring the drawing to the session's trace; True if it was laid out anew."""
+        structure, look = self._keys()
+        rebuilt = False
+        if structure != self._structure or look != self._look:
+            if self._structure is not None and structure != self._structure:
+                self._limits.clear()          # a new block: limits from this trace
+            self._structure, self._look = structure, look
+            self.rebuild()
+            rebuilt = True
+        elif self._texts_for != self.session.config and not self._update_texts():
+            self.rebuild()                    # a title no longer fits its node
+            rebuilt = True
+        self._refresh_values(check_limits=True)
+        if rebuilt or self._selection_key() != self._selected:
+            self._refresh_selection()
+        return rebuilt
+
+    def sync_selection(self) -> None:
+        self._refresh_values()
+        self._refresh_selection()
+
+    def retranslate(self) -> bool:
+        """Titles and captions in the current language, in place; True if it needed a new layout."""
+        if not self._update_texts():
+            self.rebuild()
+            self._refresh_values()
+            self._refresh_selection()
+            return True
+        for band, caption, row in self.layout.bands:
+            caption.setText(band_caption(row))
+            if row == "attention":             # the head chips follow their caption
+                x = caption.pos().x() + caption.boundingRect().width() + 8 * self.geometry.zoom
+                for chip in self.layout.heads:
+                    chip.setX(x)
+                    x += chip.rect().width() + 4 * self.geometry.zoom
+        self._refresh_token_list()
+        return False
+
+    def rebuild(self) -> None:
+        self.clear()
+        self._drawn = {}
+        look = appearance()
+        self.geometry, self.palette = Geometry.at(look.zoom), Palette.of(look)
+        self.setBackgroundBrush(self.palette.background)
+        session = self.session
+        spec = LayoutSpec(session.config, session.trace, session.tokens, titles(session.config, session.trace),
+                          self._tooltip, set(self._look[0]) if self._look else set(self._strips()),
+                          self.geometry, self.palette)
+        self.layout = build(self, spec, self._token())
+        self._texts_for = session.config
+        if self._spot not in self.layout.nodes:
+            self._spot = None
+        self._refresh_marks()
+        self._apply_emphasis()
+
+    def _update_texts(self) -> bool:
+        """Titles, tooltips and shape labels for the current config and language, on the existing
+        items; False if a title needs a new layout."""
+        names = titles(self.session.config, self.session.trace)
+        for hook, node in self.layout.nodes.items():
+            if not node.set_title(names[hook]):
+                return False
+            node.setToolTip(self._tooltip(hook))
+        trace = self.session.trace
+        for edge in self.layout.edges:
+            if edge.label is not None:
+                edge.set_label(shape_text(trace[edge.spec.source].shape))
+        self._texts_for = self.session.config
+        return True
+
+    def _tooltip(self, hook: str) -> str:
+        return tr("%1 — shape %2").replace("%1", hook).replace("%2", shape_text(self.session.trace[hook].shape))
+
+    def _head(self) -> int:
+        trace = self.session.trace
+        return max(0, min(self.session.selected_head, trace[Q].shape[0] - 1)) if Q in trace else 0
+
+    def _token(self) -> int:
+        return max(0, min(self.session.selected_token, len(self.session.tokens) - 1))
+
+    def _refresh_values(self, check_limits: bool = False) -> None:
+        """Redraw the nodes whose array, shown token or head, or limit changed. With check_limits
+        (after an edit) a limit is widened — never narrowed — when a value goes past it."""
+        trace, token, head, limits = self.session.trace, self._token(), self._head(), self._limits
+        for hook, node in self.layout.nodes.items():
+            array = trace[hook]
+            drawn = self._drawn.get(hook)
+            # After an edit, a hook outside the EditedTrace's `recomputed` is the very array drawn
+            # before: its node is skipped unless the token, head or limit it shows changed.
+            fresh = drawn is None or drawn[0] is not array
+            if (check_limits and fresh) or hook not in limits:
+                needed = _limit_for(array)
+                if needed > limits.get(hook, 0.0):
+                    limits[hook] = needed
+            limit = limits[hook]
+            shown_head = head if array.ndim == 3 else 0
+            if isinstance(node, StripNode):
+                if fresh or drawn[2] != shown_head or drawn[3] != limit:
+                    node.set_image(array[shown_head] if array.ndim == 3 else array, limit)
+                if drawn is None or drawn[1] != token:
+                    node.set_token(token)
+            elif fresh or drawn[1:] != (token, shown_head, limit):
+                node.set_values(array[shown_head, token] if array.ndim == 3 else array[token], limit)
+            self._drawn[hook] = (array, token, shown_head, limit)
+
+    def _selection_key(self) -> tuple:
+        return self.session.selected_hook, self._token(), self._head()
+
+    def _refresh_selection(self) -> None:
+        self._selected = self._selection_key()
+        selected, head = self.session.selected_hook, self._head()
+        for hook, node in self.layout.nodes.items():
+            node.set_selected(hook == selected)
+        self._refresh_token_list()
+        for chip in self.layout.heads:
+            chip.set_selected(chip.head == head)
+        self._refresh_marks()
+
+    def _refresh_token_list(self) -> None:
+        layout, tokens, token = self.layout, self.session.tokens, self._token()
+        start = token_window(len(tokens), token)
+        for i, item in enumerate(layout.tokens):
+            item.set_token(start + i, tokens[start + i])
+            item.set_selected(item.index == token)
+        if layout.token_header is not None:
+            caption = token_caption(len(tokens), start)
+            if layout.token_header.text() != caption:
+                centre = layout.token_header.pos().x() + layout.token_header.boundingRect().width() / 2
+                layout.token_header.setText(caption)
+                layout.token_header.setX(centre - layout.token_header.boundingRect().width() / 2)
+        if layout.token_link is not None:
+            path = token_link_path(layout, token)
+            layout.token_link.setVisible(path is not None)
+            if path is not None:
+                layout.token_link.setPath(path)
+
+    def _refresh_marks(self) -> None:
+        """Outline the highlighted cells: in a number node those of the token (and head) shown,
+        in a heatmap every one of the head shown."""
+        token, head = self._token(), self._head()
+        for hook, node in self.layout.nodes.items():
+            wanted = self._cells.get(hook, ())
+            three = self.session.trace[hook].ndim == 3
+            if isinstance(node, StripNode):
+                node.set_marked({(i[-2], i[-1]) for i in wanted if not three or i[0] == head})
+            else:
+                node.set_marked({i[-1] for i in wanted if i[-2] == token and (not three or i[0] == head)})
+
+    def _apply_emphasis(self) -> None:
+        """The spotlight (one node) wins over a highlight (a set of nodes); else nothing is dimmed."""
+        chosen = {self._spot} if self._spot is not None else self._highlight
+        for hook, node in self.layout.nodes.items():
+            on = chosen is None or hook in chosen
+            node.setOpacity(1.0 if on else DIMMED)
+            node.glow.setVisible(chosen is not None and on)
+        for edge in self.layout.edges:
+            if chosen is None:
+                edge.set_emphasis(None)
+            elif self._spot is not None:
+                edge.set_emphasis(None if self._spot in (edge.spec.source, edge.spec.target) else False)
+            else:
+                edge.set_emphasis(edge.spec.source in chosen and edge.spec.target in chosen)
+
+    # --- pointing ------------------------------------------------------------------------------
+    def hit(self, point: QPointF) -> tuple | None:
+        """What a click at a scene point means: ("node", hook, token or None, channel or None),
+        ("token", index), ("head", head) or None (empty space)."""
+        for item in self.items(point):
+            while not isinstance(item, (NodeBase, TokenItem, HeadChip)) and item.parentItem() is not None:
+                item = item.parentItem()
+            if isinstance(item, StripNode):
+                cell = item.cell_at(item.mapFromScene(point))
+                return ("node", item.hook) + (cell if cell is not None else (None, None))
+            if isinstance(item, NumberNode):
+                return ("node", item.hook, None, item.channel_at(item.mapFromScene(point)))
+            if isinstance(item, TokenItem):
+                return ("token", item.index)
+            if isinstance(item, HeadChip):
+                return ("head", item.head)
+        return None
+
+    def tooltip_at(self, point: QPointF) -> str | None:
+        """The value under a point (token, channel, every digit), or None where there is none."""
+        hit = self.hit(point)
+        if hit is None or hit[0] != "node" or hit[3] is None:
+            return None
+        _, hook, token, channel = hit
+        array = self.session.trace[hook]
+        token = self._token() if token is None else token
+        head = self._head()
+        index = (head, token, channel) if array.ndim == 3 else (token, channel)
+        text = (tr("%1 · token %2 “%3” · channel %4 = %5").replace("%1", hook).replace("%2", str(token + 1))
+                .replace("%3", self.session.tokens[token]).replace("%4", str(channel + 1))
+                .replace("%5", format_exact(array[index])))
+        return text + tr(" · head %1").replace("%1", str(head + 1)) if array.ndim == 3 else text
+
+    def helpEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        text = self.tooltip_at(event.scenePos())
+        if text is None:
+            super().helpEvent(event)
+            return
+        QToolTip.showText(event.screenPos(), text, event.widget())
+        event.accept()
+
+    # --- for checks ----------------------------------------------------------------------------
+    def text_boxes(self) -> list[tuple[str, QGraphicsSimpleTextItem, QRectF]]:
+        """Every text drawn, its kind and the box it must stay inside (see layout_text_boxes)."""
+        return layout_text_boxes(self.layout, self.sceneRect())
+
+    def edge_items(self) -> list[EdgeItem]:
+        return list(self.layout.edges)
+
+
+def text_rect(item: QGraphicsSimpleTextItem) -> QRectF:
+    """Where a text item's glyphs are, in scene coordinates."""
+    return item.mapRectToScene(item.boundingRect())
+
+
+__all__ = ["DataflowScene", "MODES", "place_text", "text_rect"]

@@ -1,0 +1,45 @@
+"""A stand-in for the main window with just what app.document and app.export use (a Session, the
+lesson controller, the path, the title), so that their tests stay in the widget tier."""
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from PySide6.QtWidgets import QTextEdit, QWidget
+
+from app.document import Document
+from app.export import Exporter
+from app.lessons.controller import LessonController
+from tests.app.helpers import make_session
+from tests.conftest import SCENARIOS
+
+
+class FakeWindow(QWidget):
+    def __init__(self, session, path: Path | None):
+        super().__init__()
+        self.session, self.path = session, path
+        self.lessons = LessonController(session, self)
+        self.lesson_bar = SimpleNamespace(show_open_lesson=lambda: None)
+        # the views File → Export talks to; a test gives them the export methods it needs
+        self.dataflow, self.plots = SimpleNamespace(), SimpleNamespace()
+        self.inspector = SimpleNamespace(explanation=QTextEdit("mlp.hook_post = ReLU(pre) = 0.5", self))
+        self.weight_editor = SimpleNamespace(current_tensor=lambda: session.edit_tensor)
+        self.document = Document(self)
+        self.exporter = Exporter(self)
+
+    def _refresh_title(self) -> None:
+        self.setWindowTitle(f"{self.path.name if self.path else 'new'}[*] — Block Lab")
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        if not self.document.close_requested():
+            event.ignore()
+            return
+        super().closeEvent(event)
+
+
+def fake_window(qtbot, name: str = "block-default.json", path: Path | None = None, clock=None) -> FakeWindow:
+    """A FakeWindow on a shipped scenario (or on the copy at `path`), registered with qtbot."""
+    session = make_session(name, clock)
+    window = FakeWindow(session, path or SCENARIOS / name)
+    qtbot.addWidget(window)
+    return window

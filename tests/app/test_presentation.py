@@ -1,0 +1,283 @@
+"""Presentation mode, the interface zoom and the themes, driven from the keyboard and the menus.
+
+Keys are sent to the window with QTest.keyClick, as a clicker or a keyboard sends them:
+F5, Esc and the zoom keys are the window's shortcuts; PageDown, B and the number keys are read
+by the window's key filters (in presentation mode only).
+"""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QColor, QFontInfo, QPalette
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QSplitter, QToolBar, QWidget
+
+from core.resources import lessons_dir
+
+R45 = lessons_dir() / "r45-ffn-residual-norm.json"
+BOXES = ("configBox", "invariantsBox", "weightsBox", "inspectorBox")
+
+
+def _window(blocklab_open, path=R45, language="en"):
+    lab = blocklab_open(path, language=language)
+    lab.window.activateWindow()
+    lab.qtbot.waitUntil(lambda: QApplication.activeWindow() is lab.window)   # shortcuts need an active window
+    return lab, lab.window
+
+
+def _layout(window):
+    """What presentation mode must give back: geometry, state, bars, boxes, splitter sizes."""
+    return {
+        "geometry": window.geometry(),
+        "full screen": window.isFullScreen(),
+        "menu bar": window.menuBar().isVisible(),
+        "toolbars": [bar.isVisible() for bar in window.findChildren(QToolBar)],
+        "boxes": {name: window.findChild(QWidget, name).isVisible() for name in BOXES},
+        "splitters": {s.objectName(): s.sizes() for s in window.findChildren(QSplitter)},
+        "font": QApplication.font().pointSizeF(),
+        "picker": window.lesson_bar.picker.isVisible(),
+    }
+
+
+def _text_pixels(widget) -> int:
+    return QFontInfo(widget.font()).pixelSize()
+
+
+def test_f5_enters_presentation_mode_and_esc_restores_the_layout_exactly(blocklab_open):
+    lab, window = _window(blocklab_open)
+    before = _layout(window)
+    assert before["menu bar"] and all(before["boxes"].values())
+    QTest.keyClick(window, Qt.Key_F5)
+    presentation = window.presentation
+    assert presentation.active and window.isFullScreen()
+    assert window.screen() is QApplication.primaryScreen()      # full screen on the window's own screen
+    assert not window.menuBar().isVisible()
+    assert not any(bar.isVisible() for bar in window.findChildren(QToolBar))
+    # Step 1 names only the diagram: no editing panels, no inspector; the plots and caption stay.
+    assert not any(window.findChild(QWidget, name).isVisible() for name in BOXES)
+    assert window.dataflow.isVisible() and window.plots.isVisible() and window.lesson_bar.caption.isVisible()
+    assert not window.lesson_bar.picker.isVisible() and window.lesson_bar.leave.isVisible()
+    assert _text_pixels(window.lesson_bar.next) >= 16 and _text_pixels(window.lesson_bar.caption) >= 20
+    assert window.findChild(QAction, "actionPresent").isChecked()
+    QTest.keyClick(window, Qt.Key_Escape)
+    assert not presentation.active
+    assert _layout(window) == before
+    assert not window.findChild(QAction, "actionPresent").isChecked()
+    # F5 toggles, and the lesson bar's button leaves too.
+    QTest.keyClick(window, Qt.Key_F5)
+    assert presentation.active
+    window.lesson_bar.leave.click()
+    assert not presentation.active and _layout(window) == before
+
+
+def test_a_step_that_names_editing_panels_shows_them_in_presentation_mode(blocklab_open):
+    lab, window = _window(blocklab_open)
+    before = _layout(window)
+    window.presentation.enter(full_screen=False)
+    shown = lambda: {name for name in BOXES if window.findChild(QWidget, name).isVisible()}  # noqa: E731
+    steps = window.lessons.lesson.steps
+    for position, step in enumerate(steps):
+        window.lessons.go(position)
+        expected = {box for panel, box in (("config", "configBox"), ("checks", "invariantsBox"),
+                                           ("weights", "weightsBox"), ("inspector", "inspectorBox"))
+                    if panel in step.panels}
+        assert shown() == expected, (position, step.panels)
+    window.lessons.go(0)
+    # Free exploration: the inspector is back, the editing panels stay hidden, the picker shows.
+    window.lessons.close()
+    assert shown() == {"inspectorBox"} and window.lesson_bar.picker.isVisible()
+    window.open_lesson(R45)
+    window.presentation.leave()
+    assert _layout(window) == before
+
+
+def test_step_keys_blank_and_spotlight_in_presentation_mode(blocklab_open):
+    lab, window = _window(blocklab_open)
+    presentation, lessons = window.presentation, window.lessons
+    view = window.dataflow
+    numbered = view.node_order()
+    QTest.keyClick(window, Qt.Key_2)
+    assert view.spotlighted() is None                                # outside presentation: nothing
+    QTest.keyClick(window, Qt.Key_F5)
+    # A button the teacher clicked a moment ago does not swallow the clicker's keys.
+    window.lesson_bar.reset.setFocus()
+    for key, index in ((Qt.Key_PageDown, 1), (Qt.Key_Space, 2), (Qt.Key_Right, 3), (Qt.Key_Left, 2),
+                       (Qt.Key_PageUp, 1)):
+        QTest.keyClick(QApplication.focusWidget() or window, key)
+        assert lessons.index == index, key
+    # B blanks the screen (white in the light theme) and back.
+    QTest.keyClick(window, Qt.Key_B)
+    assert presentation.blanked and presentation.blank_screen.isVisible()
+    assert presentation.blank_screen.geometry() == window.rect()
+    assert presentation.blank_screen.grab().toImage().pixelColor(5, 5) == QColor("#ffffff")
+    QTest.keyClick(window, Qt.Key_B)
+    assert not presentation.blanked and not presentation.blank_screen.isVisible()
+    # A step key brings the screen back without stepping, as slide software does.
+    QTest.keyClick(window, Qt.Key_B)
+    QTest.keyClick(window, Qt.Key_PageDown)
+    assert not presentation.blanked and lessons.index == 1
+    # Number keys spotlight the k-th numbered node of the real diagram, 0 clears.
+    numbered = view.node_order()
+    QTest.keyClick(window, Qt.Key_2)
+    assert view.spotlighted() == numbered[1]
+    QTest.keyClick(window, Qt.Key_1)
+    assert view.spotlighted() == numbered[0]
+    QTest.keyClick(window, Qt.Key_0)
+    assert view.spotlighted() is None
+    # Esc leaves a blanked screen too.
+    QTest.keyClick(window, Qt.Key_B)
+    QTest.keyClick(window, Qt.Key_Escape)
+    assert not presentation.active and not presentation.blanked and not presentation.blank_screen.isVisible()
+    QTest.keyClick(window, Qt.Key_B)
+    assert not presentation.blanked                                  # B is a letter outside presentation
+
+
+def test_interface_zoom_keys_scale_the_text_and_persist_in_settings(blocklab_open):
+    from app.launch import build_window
+    from app.widgets.appearance import ZOOM_KEY, appearance, settings
+
+    lab, window = _window(blocklab_open)
+    base = QApplication.font().pointSizeF()
+    caption = _text_pixels(window.lesson_bar.caption)
+    QTest.keyClick(window.dataflow, Qt.Key_Equal, Qt.ControlModifier)    # also where the diagram has focus
+    QTest.keyClick(window, Qt.Key_Equal, Qt.ControlModifier)
+    assert appearance().zoom == 1.5
+    assert QApplication.font().pointSizeF() == pytest.approx(base * 1.5)
+    assert _text_pixels(window.lesson_bar.next) >= 19 and _text_pixels(window.lesson_bar.caption) > caption
+    assert "150 %" in window.statusBar().currentMessage()
+    assert float(settings().value(ZOOM_KEY)) == 1.5
+    QTest.keyClick(window, Qt.Key_Minus, Qt.ControlModifier)
+    assert appearance().zoom == 1.25
+    for _ in range(10):
+        window.findChild(QAction, "actionInterfaceZoomIn").trigger()
+    assert appearance().zoom == 2.5 and not window.findChild(QAction, "actionInterfaceZoomIn").isEnabled()
+    QTest.keyClick(window.dataflow, Qt.Key_0, Qt.ControlModifier)   # the interface's, not the diagram's fit
+    assert appearance().zoom == 1.0 and QApplication.font().pointSizeF() == pytest.approx(base)
+    QTest.keyClick(window, Qt.Key_Equal, Qt.ControlModifier)
+    # A new process starts at the default; the GUI's start takes the remembered zoom back.
+    appearance().reset()
+    _, again = build_window(R45, "en", remember=True)
+    lab.qtbot.addWidget(again)
+    assert appearance().zoom == 1.25
+    assert QApplication.font().pointSizeF() == pytest.approx(base * 1.25)
+    # Screenshots and the test fixtures do not read the settings.
+    appearance().reset()
+    _, fresh = build_window(R45, "en")
+    lab.qtbot.addWidget(fresh)
+    assert appearance().zoom == 1.0
+
+
+def test_f_fits_the_diagram_now_that_ctrl_0_is_the_interface_zoom(blocklab_open):
+    lab, window = _window(blocklab_open)
+    flow = window.dataflow
+    fitted = flow.transform().m11()
+    flow.zoom_in()
+    assert flow.transform().m11() > fitted
+    QTest.keyClick(window, Qt.Key_F)
+    assert flow.transform().m11() == pytest.approx(fitted)
+    assert window.findChild(QAction, "actionFit").shortcut().toString() == "F"
+    shortcuts = [sequence.toString() for action in window.findChildren(QAction) for sequence in action.shortcuts()]
+    assert len(shortcuts) == len(set(shortcuts)), "a key sequence is registered twice"
+
+
+def test_themes_change_the_palette_the_plots_defaults_and_the_caption_bar(blocklab_open):
+    import pyqtgraph as pg
+
+    from app.widgets.appearance import CONTRAST, DARK, THEME_KEY, appearance, settings
+
+    lab, window = _window(blocklab_open)
+    light_window = QApplication.palette().color(QPalette.Window)
+    window.findChild(QAction, "actionTheme_dark").trigger()
+    palette = QApplication.palette()
+    assert palette.color(QPalette.Window) == QColor(DARK.background)
+    assert palette.color(QPalette.WindowText) == QColor(DARK.foreground)
+    assert pg.getConfigOption("background") == DARK.background
+    assert window.lesson_bar.palette().color(QPalette.Window) == QColor(DARK.caption_background)
+    assert settings().value(THEME_KEY) == "dark"
+    assert window.findChild(QAction, "actionTheme_dark").isChecked()
+    window.presentation.enter(full_screen=False)
+    QTest.keyClick(window, Qt.Key_B)
+    assert window.presentation.blank_screen.grab().toImage().pixelColor(5, 5) == QColor("#000000")
+    window.presentation.leave()
+    window.findChild(QAction, "actionTheme_contrast").trigger()
+    palette = QApplication.palette()
+    assert (palette.color(QPalette.Window), palette.color(QPalette.WindowText)) == (QColor("#ffffff"), QColor("#000000"))
+    assert pg.getConfigOption("foreground") == CONTRAST.foreground
+    # Following the system: dark when the platform says so, the platform's own palette otherwise.
+    window.findChild(QAction, "actionTheme_system").trigger()
+    assert QApplication.palette().color(QPalette.Window) == light_window
+    appearance().set_system_dark(True)
+    assert QApplication.palette().color(QPalette.Window) == QColor(DARK.background)
+    appearance().set_system_dark(False)
+    assert QApplication.palette().color(QPalette.Window) == light_window
+
+
+def test_the_view_menu_and_toolbar_offer_presentation_zoom_and_theme_in_chinese(blocklab_open):
+    from app import i18n
+
+    lab, window = _window(blocklab_open)
+    view = next(action.menu() for action in window.menuBar().actions() if action.text() == "&View")
+    names = [action.objectName() for action in view.actions()]
+    for name in ("actionFit", "actionPresent", "actionInterfaceZoomIn", "actionInterfaceZoomOut",
+                 "actionInterfaceZoomReset"):
+        assert name in names
+    theme_menu = window.findChild(QWidget, "menuTheme")
+    assert [a.objectName() for a in theme_menu.actions()] == [
+        "actionTheme_system", "actionTheme_light", "actionTheme_contrast", "actionTheme_dark"]
+    toolbar = window.findChild(QToolBar, "mainToolBar")
+    assert window.presentation.present_action in toolbar.actions()
+    i18n.install("zh")                                              # the language, live
+    lab.qtbot.waitUntil(lambda: window.presentation.present_action.text() == "演示模式")
+    assert theme_menu.title() == "主题"
+    window.presentation.enter(full_screen=False)
+    assert window.lesson_bar.leave.text() == "退出演示（Esc）"
+
+
+@pytest.mark.window
+def test_present_and_zoom_on_the_command_line(qapp, monkeypatch, capsys):
+    import sys
+
+    import main
+    from app.main_window import MainWindow
+    from app.widgets.appearance import appearance
+
+    args = main.build_parser().parse_args(["open", str(R45), "--present", "--zoom", "150"])
+    assert (args.present, args.zoom) == (True, 150)
+    args = main.build_parser().parse_args(["--present", "open", str(R45)])
+    assert (args.present, args.zoom) == (True, None)
+    for bad in ("90", "260", "big"):
+        with pytest.raises(SystemExit):
+            main.main(["open", str(R45), "--zoom", bad])
+        assert "100 to 250" in capsys.readouterr().err
+    # The GUI starts presenting at that zoom (the event loop replaced by a look at the window).
+    seen = {}
+
+    def look(*_args):
+        window = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        seen.update(active=window.presentation.active, zoom=appearance().zoom)
+        window.close()
+        return 0
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    monkeypatch.setattr(QApplication, "exec", look)
+    assert main.main(["open", str(R45), "--present", "--zoom", "150"]) == 0
+    assert seen == {"active": True, "zoom": 1.5}
+
+
+@pytest.mark.window
+def test_screenshot_in_presentation_mode(qapp, tmp_path, capsys):
+    from PySide6.QtGui import QImage
+
+    import main
+    from app.widgets.appearance import LIGHT, appearance
+
+    shot, plain = tmp_path / "present.png", tmp_path / "plain.png"
+    common = ["--lesson", "r45-ffn-residual-norm", "--step", "2", "--size", "1024x768", "--lang", "zh"]
+    assert main.main(["screenshot", str(shot), *common, "--present", "--zoom", "150"]) == 0, capsys.readouterr().err
+    assert main.main(["screenshot", str(plain), *common]) == 0
+    present, normal = QImage(str(shot)), QImage(str(plain))
+    assert (present.width(), present.height()) == (1024, 768)
+    # No menu bar: the caption bar starts at the top; the plain window starts with its menu bar.
+    assert present.pixelColor(3, 3) == QColor(LIGHT.caption_background)
+    assert normal.pixelColor(3, 3) != QColor(LIGHT.caption_background)
+    assert appearance().zoom == 1.0 and not appearance().presenting          # nothing leaks to the next window
