@@ -23,6 +23,7 @@ def test_half_width_punctuation_in_a_chinese_sentence_is_found(text):
     "FFN(x) = max(0, x·W₁ + b₁)·W₂ + b₂", "好吃(1, 0)、不难吃 (0,1)", "p, n 恰好一个成立", "ln1.w = 1.0, d_ff = 6 的块",
     "Block Lab 场景 (*.json)", "文件(&F)", "显示详情...", "hook_resid_post[0]：块的输出", "ŷ > 0.5？", "比例 1:2",
     "Vaswani 等 2017 式 (2)", "a random English sentence, with (parentheses): fine.",
+    "PNG 图片 (*.png);;SVG 图片 (*.svg)", "只有 .csv、.tsv、.txt 和 .npy 文件能存张量", "存为表格（CSV、.npy）…",
 ])
 def test_formulas_numbers_code_and_english_keep_their_half_width_marks(text):
     assert rule.problems(text) == [], text

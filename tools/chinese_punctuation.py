@@ -5,10 +5,12 @@ sentence is full-width — ， 。 ： ； （ ） ？ ！ — and the half-widt
 inside formulas, numbers, hook names and code. Precisely, in a Chinese string:
 
 - ; : ? ! are wrong anywhere in a Chinese text (formulas here do not use them), except a
-  ratio between digits (1:2) and "://".
+  ratio between digits (1:2), "://" and ";;" (the separator of a file dialog's filters:
+  "PNG 图片 (*.png);;SVG 图片 (*.svg)").
 - , and . are wrong when the nearest character before or after them (spaces and quotation
   marks skipped) is Chinese: a Han character or Chinese punctuation. "好吃, 不好吃" is wrong;
-  "(1,0)", "p, n", "ln1.w", "0.5" are not.
+  "(1,0)", "p, n", "ln1.w", "0.5" are not, nor is a . followed at once by a Latin letter or a
+  digit (a file suffix: "存成 .npy 文件").
 - , is also wrong inside full-width parentheses or ones whose content contains a Han character
   (the innermost pair): "(种子 0,float16 存储)" is a Chinese aside, "f(x, y)" is a formula; and
   outside every parenthesis when a letter follows it at once: "a = %1,b = %2" is a list in a
@@ -112,12 +114,15 @@ def _wrong_marks(text: str, chinese: bool = False) -> list[int]:
     for index, char in enumerate(masked):
         if char in ";:?!":
             between_digits = 0 < index < len(masked) - 1 and masked[index - 1].isdigit() and masked[index + 1].isdigit()
-            if not (char == ":" and (between_digits or masked[index:index + 3] == "://")):
+            filters = char == ";" and ";;" in masked[max(0, index - 1):index + 2]
+            if not (char == ":" and (between_digits or masked[index:index + 3] == "://")) and not filters:
                 found.add(index)
         elif char in ",.":
             if char == "." and index > 0 and masked[index - 1] == "." or \
                     char == "." and index + 1 < len(masked) and masked[index + 1] == ".":
                 continue                                                 # "..." is not a full stop
+            if char == "." and index + 1 < len(masked) and masked[index + 1].isascii() and masked[index + 1].isalnum():
+                continue                                                 # ".npy": a suffix, not a full stop
             if is_chinese(_neighbour(masked, index, -1)) or is_chinese(_neighbour(masked, index, 1)):
                 found.add(index)
             elif char in SENTENCE_END and _is_last(masked, index):

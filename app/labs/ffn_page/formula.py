@@ -94,6 +94,7 @@ class FfnFormulaPart(Part):
         self.original.setText(self.tr("Vaswani et al. 2017, eq. (2), with row vectors: FFN(x) = max(0, x·W₁ + b₁)·W₂ + b₂. "
                                       "Here with Block Lab's names (W_up is W_in under “Weights and inputs”, W_down is W_out):"))
         self.hint.setText(self.tr("Click any underlined term."))
+        self.term_buttons["act"].setText(self.tr("act"))      # the activation's name; the others are symbols
         self.position_note.setText(self.tr(
             "<b>Nothing here crosses positions.</b> d_ff is the width of the hidden layer. Every token's row x<sub>t</sub> "
             "goes through the same W_up and W_down on its own, so output t depends only on x<sub>t</sub>."))
