@@ -227,6 +227,8 @@ def _grab(app, window, out: Path, size: tuple[int, int], present: bool) -> int:
         window.resize(*size)           # longer holds the window open
     for _ in range(3):
         app.processEvents()
+    from app.labs.generations.worker import settle
+    settle(app)                        # a lab's slow demonstration finishes before the picture
     window.dataflow.fit_to_window()
     app.processEvents()
     if (window.width(), window.height()) != tuple(size):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from core.block import Trace, Weights, forward, mse
 from core.config import BlockConfig
 from core.functions import activate
+from core.incremental import trace_after
 
 TOLERANCE = 1e-6
 
@@ -99,12 +101,24 @@ def with_value(config: BlockConfig, weights: Weights, inputs: np.ndarray, tensor
 
 
 def mse_sweep(config: BlockConfig, weights: Weights, inputs: np.ndarray, targets: np.ndarray,
-              tensor: str, index: tuple[int, ...], values: np.ndarray) -> np.ndarray:
-    """The MSE of the block output against targets as one cell takes each of `values`."""
+              tensor: str, index: tuple[int, ...], values: np.ndarray,
+              progress: Callable[[float], bool] | None = None, trace: Trace | None = None) -> np.ndarray | None:
+    """The MSE of the block output against targets as one cell takes each of `values`.
+
+    progress: called after each value with the fraction done; when it returns False the sweep
+    stops and returns None. trace: the trace of (weights, inputs); given, each value's output
+    is recomputed incrementally from it (core.incremental.trace_after: only what the cell can
+    change, equal to a full forward to 1e-12 relative, bit-identical at lesson sizes)."""
     result = np.empty(len(values))
     for position, value in enumerate(values):
         sweep_weights, sweep_inputs = with_value(config, weights, inputs, tensor, index, float(value))
-        result[position] = mse(forward(config, sweep_weights, sweep_inputs).output, targets)
+        if trace is None:
+            output = forward(config, sweep_weights, sweep_inputs).output
+        else:
+            output = trace_after(config, weights, inputs, trace, sweep_weights, sweep_inputs).output
+        result[position] = mse(output, targets)
+        if progress is not None and progress((position + 1) / len(values)) is False:
+            return None
     return result
 
 
@@ -153,6 +167,16 @@ def activation_curve(activation: str, low: float = -4.0, high: float = 4.0,
     points = max(2, min(int(points), MAX_CURVE_POINTS))
     xs = np.linspace(low, high, points)
     return xs, activate(activation, xs)
+
+
+def value_histogram(values: np.ndarray, low: float, high: float, bins: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """(edges, counts): how many of the finite `values` fall in each of `bins` equal bins from
+    low to high (values outside are counted in the end bins). For thousands of hidden units,
+    where one point per unit would be a smear: how many units sit at each x."""
+    values = np.asarray(values, dtype=np.float64)
+    finite = np.clip(values[np.isfinite(values)], low, high)
+    counts, edges = np.histogram(finite, bins=bins, range=(low, high))
+    return edges, counts
 
 
 def activate_values(activation: str, values: np.ndarray) -> np.ndarray:

@@ -303,7 +303,8 @@ def _build(base: Scenario, step: LessonStep) -> Scenario:
     if step.config:
         config = base.config.with_changes(**step.config)
         if config != base.config:
-            weights, _ = adapt_weights(weights, config)      # seed 0: the same numbers every time
+            # seed 0: the same numbers every time; gains converted when zero_centered flips
+            weights, _ = adapt_weights(weights, config, previous=base.config)
     shapes = weight_shapes(config)
     for name, change in step.weights.items():
         weights[name] = filled(shapes[name], change) if isinstance(change, str) else np.array(change, dtype=np.float64)

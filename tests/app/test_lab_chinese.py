@@ -99,3 +99,29 @@ def test_the_two_neuron_labs_refusal_in_chinese(qtbot, chinese):
     assert "归一化 = LayerNorm（实验需要 无）" in message.text() and "d_ff = 3（实验需要 2）" in message.text()
     assert stray_english(panel) == set()
     panel.close()
+
+
+def test_every_part_of_the_generations_lab_in_chinese(qtbot, chinese):
+    """The generations lab cites models, methods and authors by name (DeepSeek, Qwen, Post-LN …) and
+    writes identifiers (W_gate, float16, C11), as the seed's Chinese does: its texts are held to the
+    window-wide word rule and names (tests/app/test_no_english_in_chinese.py), every part shown,
+    the slow demonstrations drawn, a cell chosen so that its sources are spelled out."""
+    from tests.app.test_no_english_in_chinese import stray_words
+
+    session = Session(load_scenario(SCENARIOS / "gen-anchor.json"))
+    panel = build_lab_panel("generations", session)
+    qtbot.addWidget(panel)
+    panel.resize(1100, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.table.choose("norm", "gpt2")
+    stray = set()
+    for part in panel.parts():
+        panel.set_focus(part)
+        worker = {"residual_growth": panel.residual.worker, "placement": panel.placement.worker}.get(part)
+        if worker is not None:
+            qtbot.waitUntil(lambda: not worker.is_running(), timeout=60_000)
+        stray |= {(name, word) for name, text in visible_texts(panel)
+                  for word in stray_words(NAMES.sub(" ", html.unescape(re.sub(r"<[^>]+>", " ", text))))}
+    assert stray == set()
+    panel.close()

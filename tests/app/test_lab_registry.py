@@ -66,7 +66,7 @@ def test_a_lesson_naming_an_unknown_lab_or_part_is_refused_at_load(tmp_path):
     with pytest.raises(LessonError) as refused:
         load_lesson(path)
     assert str(refused.value) == ('hello.json: steps[0] (id "value").panels[0]: "lab.hello.value": there is no lab "hello"; '
-                                  'the labs are xor, ffn-page')
+                                  'the labs are xor, ffn-page, generations')
     register(HELLO)
     try:
         assert load_lesson(path).steps[0].panels == ("lab.hello.value",)

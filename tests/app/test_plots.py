@@ -200,9 +200,16 @@ def test_residual_bars_show_the_selected_token(plots, session):
     assert "给了" in plots.residual_tab.plot.titleLabel.text
 
 
+SWEEP_MS = 20_000      # the sweep runs on the worker thread: generous, never a stopwatch
+
+
+def swept(qtbot, plots):
+    qtbot.waitUntil(lambda: not plots.mse_tab.sweep_stale and not plots.mse_tab.worker.busy, timeout=SWEEP_MS)
+
+
 def show_mse_tab(qtbot, plots):
     plots.setCurrentWidget(plots.mse_tab)
-    settle(lambda: not plots.mse_tab.sweep_stale)
+    swept(qtbot, plots)
 
 
 def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
@@ -210,7 +217,7 @@ def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
     curve, marker = plots.sweep_curve, plots.sweep_marker
     session.select_edit_cell("W_in", (0, 0))
     assert session.set_value("W_in", (0, 0), 0.7)
-    settle(lambda: not plots.mse_tab.sweep_stale)
+    swept(qtbot, plots)
     xs, ys = (np.asarray(a) for a in curve.getData())
     np.testing.assert_array_equal(xs, sweep_range(0.7))
     state = session.state
@@ -223,7 +230,7 @@ def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
 
     # another edit cell: the sweep follows it, on the same items
     session.select_edit_cell("W_out", (1, 2))
-    settle(lambda: not plots.mse_tab.sweep_stale)
+    swept(qtbot, plots)
     xs, _ = (np.asarray(a) for a in curve.getData())
     np.testing.assert_array_equal(xs, sweep_range(float(session.tensor("W_out")[1, 2])))
     assert plots.sweep_curve is curve and plots.sweep_marker is marker
@@ -232,13 +239,13 @@ def test_sweep_passes_through_the_current_mse(qtbot, plots, session):
 def test_several_edits_in_one_turn_sweep_once(qtbot, plots, session, monkeypatch):
     show_mse_tab(qtbot, plots)
     session.select_edit_cell("W_in", (0, 0))
-    settle(lambda: not plots.mse_tab.sweep_stale)
+    swept(qtbot, plots)
     calls = []
     original = plots.mse_tab.update_sweep
     monkeypatch.setattr(plots.mse_tab, "update_sweep", lambda: (calls.append(1), original()))
     for value in (0.1, 0.2, 0.3):
         session.set_value("W_in", (0, 0), value)
-    settle(lambda: not plots.mse_tab.sweep_stale)
+    swept(qtbot, plots)
     assert len(calls) == 1
 
 
@@ -273,7 +280,7 @@ def test_no_targets_offers_the_output_as_target(qtbot):
     assert session.mse == 0
     assert plots.mse_label.isVisible()
     assert plots.mse_label.text() == "0.000000"
-    settle(lambda: not plots.mse_tab.sweep_stale)
+    swept(qtbot, plots)
     xs, ys = (np.asarray(a) for a in plots.sweep_curve.getData())
     assert ys[int(np.argmin(np.abs(xs - session.tensor(session.edit_tensor)[session.edit_index])))] == \
         pytest.approx(0.0, abs=1e-12)
@@ -281,40 +288,51 @@ def test_no_targets_offers_the_output_as_target(qtbot):
 
 
 def test_items_survive_edits_and_shape_changes(plots, session):
-    images = [plots.pattern_image(h) for h in range(4)]
+    tab = plots.attention_tab
+    images = [plots.pattern_image(slot) for slot in range(len(tab.slots))]
     kept = [plots.pre_image, plots.post_image, plots.activation_points, plots.sweep_curve,
             plots.sweep_marker, plots.history_curve, *plots.residual_bars]
     session.set_value("W_in", (2, 3), -1.0)
     assert session.set_config(d_ff=8)
     assert image_of(plots.pre_image).shape == (5, 8)
     assert session.set_config(n_heads=3)
-    assert plots.pattern_image(2).isVisible() and not plots.pattern_image(3).isVisible()
-    np.testing.assert_array_equal(image_of(plots.pattern_image(2)),
-                                  session.trace["attn.hook_pattern"][2].astype(np.float32))
+    shown = tab.shown_heads()
+    assert shown and all(plots.pattern_image(i).isVisible() for i in range(len(shown)))
+    for i, head in enumerate(shown):
+        np.testing.assert_array_equal(image_of(plots.pattern_image(i)),
+                                      session.trace["attn.hook_pattern"][head].astype(np.float32))
+    assert not any(slot.plot.isVisible() for slot in tab.slots[len(shown):])
     assert session.set_config(attention=False)
     assert plots.attention_tab.stack.currentWidget() is plots.attention_tab.off_label
     assert session.set_config(attention=True)
-    assert [plots.pattern_image(h) for h in range(4)] == images
+    assert [plots.pattern_image(slot) for slot in range(len(images))] == images   # the same items, reused
     assert [plots.pre_image, plots.post_image, plots.activation_points, plots.sweep_curve,
             plots.sweep_marker, plots.history_curve, *plots.residual_bars] == kept
 
 
 def tr_strings() -> dict[str, set[str]]:
-    """Every literal passed to self.tr in app/plots.py, by class (the translation context)."""
-    tree = ast.parse((ROOT / "app" / "explorer" / "plots.py").read_text(encoding="utf-8"))
+    """Every literal the plots package translates, by context: self.tr("…") in a class (the
+    class name is the context) and translate("Context", "…") anywhere."""
     found: dict[str, set[str]] = {}
-    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
-        for call in ast.walk(cls):
-            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "tr"
-                    and call.args and isinstance(call.args[0], ast.Constant)):
-                found.setdefault(cls.name, set()).add(call.args[0].value)
+    for path in sorted((ROOT / "app" / "explorer" / "plots").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+            for call in ast.walk(cls):
+                if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "tr"
+                        and call.args and isinstance(call.args[0], ast.Constant)):
+                    found.setdefault(cls.name, set()).add(call.args[0].value)
+        for call in ast.walk(tree):
+            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "translate"
+                    and len(call.args) == 2 and all(isinstance(a, ast.Constant) for a in call.args)):
+                found.setdefault(call.args[0].value, set()).add(call.args[1].value)
     return found
 
 
 def test_every_string_has_a_chinese_translation():
     table = json.loads((ROOT / "resources" / "i18n" / "zh" / "plots.json").read_text(encoding="utf-8"))
     strings = tr_strings()
-    assert set(strings) >= {"PlotsPanel", "AttentionTab", "MseTab"}
+    assert set(strings) >= {"PlotsPanel", "AttentionTab", "HiddenUnitsTab", "ResidualTab", "ActivationTab", "MseTab",
+                            "PlotExport"}
     for context, sources in strings.items():
         for source in sources:
             translation = table.get(context, {}).get(source)
@@ -334,7 +352,7 @@ def test_chinese_texts_are_shown(qtbot, session):
         assert [plots.tabText(i) for i in range(plots.count())] == ["注意力", "隐藏单元", "残差流", "激活函数", "均方误差"]
         assert plots.activation_tab.dead_zone_label.toPlainText() == "ReLU 的死区"
         assert plots.residual_tab.plot.titleLabel.text == "token “小明” 的残差流"
-        assert plots.mse_tab.history_plot.getAxis("left").labelText == "均方误差"
+        assert plots.mse_tab.history_plot.getAxis("bottom").labelText == "步数"
         assert plots.attention_tab.plots[0].titleLabel.text == "头 1"
     finally:
         i18n.install("en")

@@ -25,7 +25,6 @@ pytestmark = pytest.mark.window
 
 VIEW_AREAS = {
     "diagram": "the dataflow engineer makes the diagram's text follow appearance() and fill the screen",
-    "plots": "the plots engineer makes the plots' titles, axes, ticks and cell numbers follow appearance()",
     "panels": "the tables engineer makes the inspector, weight editor and block options follow appearance()",
     "labs": "the labs engineer makes the lab panels follow appearance()",
 }

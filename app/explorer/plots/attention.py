@@ -1,0 +1,292 @@
+"""The attention tab: attn.hook_pattern of each head as a T×T heatmap (rows queries, columns keys).
+
+As many heads as stay legible are drawn as a grid; when there are more (GPT-2 small has 12),
+a head picker chooses which page of heads is on screen. Why a picker rather than twelve
+thumbnails: a head's pattern is read cell by cell (which key a query looks at), and at a
+projector's 1024×768 twelve 64×64 maps would be a few pixels a cell with no labels at all.
+Lesson-sized patterns (few tokens) prefer fewer, bigger heads with their numbers in the
+cells to more heads without: the seeds talk about the numbers.
+
+The picker is the session's head selection (the diagram's head buttons move it too).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from app.explorer.plots import look
+from app.explorer.plots.common import FigureView, HoverTip, PlotTab, cell_texts, message_label
+from app.explorer.plots.grid import Arrangement, Room, arrange
+from app.explorer.plots.heatmap import CELL_PADDING, MAX_NUMBERED_CELLS, Heatmap, colour_bar_width, equal_maps
+from core.numbers import format_number
+
+MAX_HEADS_SHOWN = 6          # grid slots: never more heads on screen at once
+NUMBERS_FIRST_TOKENS = 8     # up to this many tokens, fewer heads with numbers beat more without
+PATTERN_HOOKS = ("attn.hook_pattern", "attn.hook_attn_scores")
+
+
+class AttentionTab(PlotTab):
+    """attn.hook_pattern per head; the masked cells (score −∞) read "—"."""
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(session, "plotsAttentionTab", parent)
+        self.head_label = QLabel()
+        self.head_picker = QComboBox()
+        self.head_picker.setObjectName("plotsHeadPicker")
+        self.page_label = QLabel()
+        self.page_label.setObjectName("plotsHeadPage")
+        self.picker_bar = QWidget()
+        self.picker_bar.setObjectName("plotsHeadPickerBar")
+        bar_layout = QHBoxLayout(self.picker_bar)
+        bar_layout.setContentsMargins(6, 2, 6, 2)
+        bar_layout.addWidget(self.head_label)
+        bar_layout.addWidget(self.head_picker)
+        bar_layout.addWidget(self.page_label, 1)
+        self.picker_bar.setVisible(False)
+        self.head_picker.activated.connect(lambda index: session.select(head=index))
+
+        self.stack = QStackedWidget(self)
+        self.graphics = FigureView()
+        self.graphics.setObjectName("plotsAttentionPatterns")
+        self.graphics.ci.setContentsMargins(4, 4, 4, 4)
+        self.graphics.ci.setSpacing(6)
+        self.off_label = message_label("plotsAttentionOff")
+        self.stack.addWidget(self.graphics)
+        self.stack.addWidget(self.off_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.picker_bar)
+        layout.addWidget(self.stack, 1)
+
+        self.bar = look.colour_bar(look.SEQUENTIAL, (0.0, 1.0))
+        self.take_out(self.bar)
+        self.slots: list[Heatmap] = []
+        self._grow(2)
+        self.hover = HoverTip(self.graphics, self.hover_text)
+        self.follow_resizes()
+        self.arrangement: Arrangement | None = None
+        self.first = 0                    # the first head on screen
+        self.with_bar = True              # the colour bar is shown (see _arrange)
+        self.heads_drawn: list[int | None] = [None] * MAX_HEADS_SHOWN
+        self.restyle()
+        self.retranslate()
+        self.refresh()
+
+    def _grow(self, count: int) -> None:
+        """At least `count` grid slots. Slots are made when a grid first needs them (a PlotItem
+        takes a while to make) and kept: later grids reuse them, updates never remake them."""
+        if len(self.slots) >= count:
+            return
+        while len(self.slots) < count:
+            slot = Heatmap(look.SEQUENTIAL)
+            self.take_out(slot.plot)
+            self.slots.append(slot)
+        self.bar.setImageItem([slot.image for slot in self.slots])
+
+    def heatmaps(self) -> list[Heatmap]:
+        return self.slots
+
+    # --- reading (tests, export) --------------------------------------------------------
+    @property
+    def images(self) -> list[pg.ImageItem]:
+        return [slot.image for slot in self.slots]
+
+    @property
+    def plots(self) -> list[pg.PlotItem]:
+        return [slot.plot for slot in self.slots]
+
+    @property
+    def numbers(self):
+        return [slot.numbers for slot in self.slots]
+
+    def shown_heads(self) -> list[int]:
+        """The heads on screen now, in grid order."""
+        if self.arrangement is None or self.stack.currentWidget() is not self.graphics:
+            return []
+        heads = self.session.trace["attn.hook_pattern"].shape[0]
+        return list(range(self.first, min(heads, self.first + self.arrangement.shown)))
+
+    # --- texts and looks ----------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.off_label.setText(self.tr("Attention is switched off in this scenario."))
+        self.head_label.setText(self.tr("Head"))
+        self.bar.setLabel("right", self.tr("attention weight"), **{"font-size": look.css(), "color": look.foreground()})
+        look.fit_colour_bar(self.bar)
+
+    def restyle(self) -> None:
+        super().restyle()
+        for widget in (self.head_label, self.head_picker, self.page_label, self.off_label):
+            widget.setFont(look.font())
+        for slot in self.slots:
+            slot.restyle()
+        look.style_colour_bar(self.bar)
+        self.structure = None            # titles and axis labels again at the new size
+
+    # --- layout ----------------------------------------------------------------------------
+    def _room(self, tokens: tuple[str, ...], height: float, with_bar: bool = True) -> Room:
+        text_font = look.font()
+        line = look.line_height(text_font)
+        widest = max((look.advance(text_font, t) for t in tokens), default=0.0)
+        return Room(width=self.graphics.width(), height=height,
+                    left_axis=widest + look.TICK_LENGTH + 9 + line + 2,
+                    bottom_axis=2 * line + look.TICK_LENGTH + 9,
+                    title=look.line_height(look.font(look.TITLE_PX)) + 8,
+                    bar=colour_bar_width(self.bar) if with_bar else 0.0, spacing=8)
+
+    def _number_size(self, tokens: int) -> tuple[float, float] | None:
+        """What a cell needs for its number, when numbers should decide the grid (few tokens);
+        with more tokens the grid is chosen for the maps, and numbers show if they happen to fit."""
+        if tokens > NUMBERS_FIRST_TOKENS or tokens * tokens > MAX_NUMBERED_CELLS:
+            return None
+        metrics = QFontMetricsF(look.font())
+        return metrics.horizontalAdvance("0.00") + CELL_PADDING, metrics.height() + CELL_PADDING
+
+    def _arrange(self, heads: int, tokens: tuple[str, ...]) -> bool:
+        """Choose the grid for the room there is now (and whether the colour bar has room); True
+        if it changed. When the cells can hold their numbers only without the colour bar, the
+        numbers win: they say exactly what the colours say roughly."""
+        with_bar = True
+        if self.graphics.width() <= 0 or self.graphics.height() <= 0:
+            arrangement = Arrangement(1, min(heads, 2), min(heads, 2), 0, 0, False)
+        else:
+            # The room with the picker's row counted in, then without it if the picker is needed:
+            # the grid depends on the tab's height, never on whether the picker was shown before.
+            picker = self.picker_bar.sizeHint().height()
+            total = self.graphics.height() + (picker if self.picker_bar.isVisible() else 0)
+            numbers = self._number_size(len(tokens))
+            matrix = (len(tokens), len(tokens))
+
+            def best(bar: bool) -> Arrangement:
+                found = arrange(self._room(tokens, total, bar), heads, matrix, numbers, most=MAX_HEADS_SHOWN)
+                if found.shown < heads:
+                    found = arrange(self._room(tokens, total - picker, bar), heads, matrix, numbers,
+                                    most=MAX_HEADS_SHOWN)
+                return found
+
+            arrangement = best(True)
+            if numbers is not None and not arrangement.numbers:
+                without = best(False)
+                if without.numbers:
+                    arrangement, with_bar = without, False
+        selected = min(self.session.selected_head, heads - 1)
+        first = (selected // arrangement.shown) * arrangement.shown
+        changed = (self.arrangement is None or (arrangement.rows, arrangement.columns, arrangement.shown) !=
+                   (self.arrangement.rows, self.arrangement.columns, self.arrangement.shown)
+                   or first != self.first or with_bar != self.with_bar)
+        self.arrangement, self.first, self.with_bar = arrangement, first, with_bar
+        return changed
+
+    def _place(self, heads: int, tokens: tuple[str, ...]) -> None:
+        """Put the first `shown` slots into the grid, labels on the outer maps only."""
+        arrangement = self.arrangement
+        self.take_out(*self.plots, self.bar)
+        shown, columns = min(arrangement.shown, heads - self.first), arrangement.columns
+        rows = math.ceil(shown / columns)
+        self._grow(shown)
+        for i, slot in enumerate(self.slots):
+            if i >= shown:
+                continue
+            self.put(slot.plot, i // columns, i % columns)
+            first_column, last_row = i % columns == 0, i + columns >= shown
+            if first_column:
+                look.set_axis_label(slot.plot, "left", self.tr("query (row)"))
+            else:
+                slot.plot.showLabel("left", False)
+            if last_row:
+                look.set_axis_label(slot.plot, "bottom", self.tr("key (column)"))
+            else:
+                slot.plot.showLabel("bottom", False)
+            slot.set_labels(tokens, tokens)
+            slot.rows.show_values(first_column)
+            slot.columns.show_values(last_row)
+        if self.with_bar:
+            self.put(self.bar, 0, columns, rowspan=max(1, rows))
+        self.heads_drawn = [None] * MAX_HEADS_SHOWN
+
+    def _equal_maps(self) -> None:
+        columns = self.arrangement.columns
+        placed = [(slot, i // columns, i % columns) for i, slot in enumerate(self.slots) if slot.plot.isVisible()]
+        equal_maps(self.graphics, placed, colour_bar_width(self.bar) if self.with_bar else 0.0)
+
+    def _update_picker(self, heads: int) -> None:
+        many = self.arrangement is not None and self.arrangement.shown < heads
+        self.picker_bar.setVisible(many)
+        items = [self.tr("head %1").replace("%1", str(h + 1)) for h in range(heads)]
+        if [self.head_picker.itemText(i) for i in range(self.head_picker.count())] != items:
+            self.head_picker.blockSignals(True)
+            self.head_picker.clear()
+            self.head_picker.addItems(items)
+            self.head_picker.blockSignals(False)
+        self.head_picker.blockSignals(True)
+        self.head_picker.setCurrentIndex(min(self.session.selected_head, heads - 1))
+        self.head_picker.blockSignals(False)
+        if many:
+            last = min(heads, self.first + self.arrangement.shown)
+            self.page_label.setText(self.tr("heads %1–%2 of %3").replace("%1", str(self.first + 1))
+                                    .replace("%2", str(last)).replace("%3", str(heads)) if last - self.first > 1
+                                    else self.tr("head %1 of %2").replace("%1", str(self.first + 1))
+                                    .replace("%2", str(heads)))
+
+    # --- drawing ---------------------------------------------------------------------------
+    def refresh(self, force: bool = False) -> None:
+        trace = self.session.trace
+        if "attn.hook_pattern" not in trace:
+            self.stack.setCurrentWidget(self.off_label)
+            self.picker_bar.setVisible(False)
+            self.structure = None
+            self.forget()
+            return
+        self.stack.setCurrentWidget(self.graphics)
+        pattern = trace["attn.hook_pattern"]                 # (H, T, T)
+        heads, tokens = pattern.shape[0], self.session.tokens
+        structure = (heads, tokens)
+        placed = self._arrange(heads, tokens)
+        if force or structure != self.structure or placed:
+            self._place(heads, tokens)
+            self.structure = structure
+            self.forget()
+        self._update_picker(heads)
+        self._titles(heads)
+        self._equal_maps()
+        if self.unchanged(PATTERN_HOOKS) and self.heads_drawn[:len(self.shown_heads())] == self.shown_heads():
+            return
+        masked = np.isneginf(trace["attn.hook_attn_scores"])  # shown as "—", not as a number
+        for i, head in enumerate(self.shown_heads()):
+            self.slots[i].set_data(pattern[head], (0.0, 1.0), self._texts(masked[head]))
+            self.heads_drawn[i] = head
+        self.remember(PATTERN_HOOKS)
+
+    @staticmethod
+    def _texts(masked: np.ndarray):
+        def texts(values: np.ndarray) -> list[str]:
+            return ["—" if m else text for text, m in zip(cell_texts(values), masked.ravel())]
+        return texts
+
+    def _titles(self, heads: int) -> None:
+        selected = min(self.session.selected_head, heads - 1)
+        for i, head in enumerate(self.shown_heads()):
+            colour = look.accent() if head == selected and heads > 1 else None
+            look.set_title(self.slots[i].plot, self.tr("head %1").replace("%1", str(head + 1)), colour)
+
+    def hover_text(self, scene_pos: QPointF) -> str | None:
+        trace = self.session.trace
+        if "attn.hook_pattern" not in trace:
+            return None
+        tokens = self.session.tokens
+        for i, head in enumerate(self.shown_heads()):
+            cell = self.slots[i].cell_at(scene_pos)
+            if cell is None:
+                continue
+            query, key = cell
+            where = self.tr("head %1: query “%2” → key “%3”").replace("%1", str(head + 1)) \
+                .replace("%2", tokens[query]).replace("%3", tokens[key])
+            if np.isneginf(trace["attn.hook_attn_scores"][head, query, key]):
+                return where + " — " + self.tr("masked")
+            return f"{where} = {format_number(float(trace['attn.hook_pattern'][head, query, key]))}"
+        return None

@@ -1,0 +1,237 @@
+"""One heatmap: a matrix as an image, labelled rows and columns, numbers in the cells when they fit.
+
+Built once per slot and updated in place: `set_data` calls `ImageItem.setImage` with a
+C-contiguous float32 array and explicit levels (auto-levels would sample and jump between
+frames). Cell numbers are TextItems made only when the cells are big enough to hold them at
+the readable size (look.TEXT_PX); otherwise none is made and the value is shown on hover.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QFontMetricsF
+
+from app.explorer.plots import look
+from app.explorer.plots.ticks import CellLabels
+from app.widgets.style import text_colours_on_map
+
+MAX_NUMBERED_CELLS = 400      # a pool never grows past this (20 × 20 cells at ≥ 40 px is a full screen)
+CELL_PADDING = 3              # pixels kept free beside a cell's number (both sides together)
+
+
+def image_data(array: np.ndarray) -> np.ndarray:
+    """What ImageItem is given: C-contiguous float32, rows first."""
+    return np.ascontiguousarray(array, dtype=np.float32)
+
+
+class CellNumbers:
+    """Numbers centred on the cells of a heatmap, while the cells are big enough to hold them.
+
+    Texts are formatted (and TextItems made) only when shown; the pool grows to the largest
+    matrix shown (at most MAX_NUMBERED_CELLS) and is never shrunk: extra items are hidden.
+    """
+
+    def __init__(self, plot: pg.PlotItem):
+        self.plot = plot
+        self.items: list[pg.TextItem] = []
+        self.values: np.ndarray | None = None
+        self.format: Callable[[np.ndarray], list[str]] = lambda values: []
+        self.colour_positions: Callable[[np.ndarray], np.ndarray] = lambda values: values
+        self.colour_map: pg.ColorMap = look.SEQUENTIAL
+        self.wanted = True
+        self.visible = False
+        self._drawn: object = None
+        plot.vb.sigResized.connect(self.fit)
+        plot.vb.sigRangeChanged.connect(self.fit)
+
+    def set(self, values: np.ndarray, texts: Callable[[np.ndarray], list[str]],
+            colour_map: pg.ColorMap, positions: Callable[[np.ndarray], np.ndarray]) -> None:
+        """values: the rows×columns matrix; texts(values) the cell texts (row-major); positions(values)
+        where each value sits on the colour map (0…1), for the ink that reads on it."""
+        self.values, self.format, self.colour_map, self.colour_positions = values, texts, colour_map, positions
+        self._drawn = None
+        self.fit()
+
+    def clear(self) -> None:
+        self.values = None
+        self._drawn = None
+        self.fit()
+
+    def restyle(self) -> None:
+        for item in self.items:
+            item.setFont(look.font())
+        self._drawn = None
+        self.fit()
+
+    def cell_size(self) -> tuple[float, float]:
+        vb = self.plot.vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        if x1 <= x0 or y1 <= y0:
+            return 0.0, 0.0
+        return vb.width() / (x1 - x0), vb.height() / (y1 - y0)
+
+    def fits(self, texts: Sequence[str] | None = None) -> bool:
+        """Whether every number fits in its cell at the readable size."""
+        if self.values is None or self.values.size > MAX_NUMBERED_CELLS:
+            return False
+        width, height = self.cell_size()
+        metrics = QFontMetricsF(look.font())
+        if height < metrics.height() + CELL_PADDING:
+            return False
+        if texts is None:       # before formatting: the narrowest a cell's number gets
+            texts = ["0.00"]
+        widest = max((metrics.horizontalAdvance(text) for text in texts), default=0.0)
+        return width >= widest + CELL_PADDING
+
+    def on_screen(self) -> bool:
+        """Whether the plot's view is shown (a hidden tab makes no number items: it fits them
+        when shown, see PlotTab.showEvent)."""
+        scene = self.plot.scene()
+        return scene is not None and any(view.isVisible() for view in scene.views())
+
+    def fit(self, *args: object) -> None:
+        values = self.values
+        if values is not None and self.wanted and not self.visible and not self.on_screen():
+            return
+        show = self.wanted and values is not None and self.fits()
+        texts: list[str] = []
+        if show:
+            texts = self.format(values)
+            show = self.fits(texts)
+        key = (show, self.cell_size() if show else None)
+        if not show:
+            if self.visible:
+                for item in self.items:
+                    item.setVisible(False)
+                self.visible = False
+            self._drawn = None
+            return
+        if self._drawn == key and self.visible:
+            return
+        self._draw(values, texts)
+        self._drawn = key
+
+    def _draw(self, values: np.ndarray, texts: list[str]) -> None:
+        rows, columns = values.shape
+        while len(self.items) < rows * columns:
+            item = pg.TextItem(anchor=(0.5, 0.5))
+            item.setFont(look.font())
+            item.setZValue(10)
+            self.plot.addItem(item, ignoreBounds=True)
+            self.items.append(item)
+        colours = text_colours_on_map(self.colour_map, self.colour_positions(values.ravel()))
+        for n, item in enumerate(self.items):
+            if n >= rows * columns:
+                item.setVisible(False)
+                continue
+            if item.toPlainText() != texts[n]:
+                item.setText(texts[n])
+            if item.color.name() != colours[n]:
+                item.setColor(colours[n])
+            item.setPos(n % columns + 0.5, n // columns + 0.5)
+            item.setVisible(True)
+        self.visible = True
+
+    def shown_items(self) -> list[pg.TextItem]:
+        return [item for item in self.items if item.isVisible()] if self.visible else []
+
+
+class Heatmap:
+    """A PlotItem showing one matrix (rows top to bottom), its row and column labels thinned to
+    fit, numbers in its cells when they fit, and a hover text for any cell."""
+
+    def __init__(self, colour_map: pg.ColorMap, downsample: bool = False, columns_from_one: bool = False):
+        self.plot = look.new_plot()
+        self.plot.invertY(True)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        if downsample:
+            # thousands of columns on a few hundred pixels: average blocks rather than drop them
+            self.image.setAutoDownsample(True)
+        self.plot.addItem(self.image)
+        self.colour_map = colour_map
+        self.rows = CellLabels(self.plot, "left")
+        self.columns = CellLabels(self.plot, "bottom", counts_from_one=columns_from_one)
+        self.numbers = CellNumbers(self.plot)
+        self.shape = (0, 0)
+        self.array: np.ndarray | None = None     # the array last drawn (identity tells if it changed)
+        self.hover: Callable[[int, int], str] | None = None
+
+    def set_shape(self, rows: int, columns: int) -> None:
+        if (rows, columns) != self.shape:
+            self.shape = (rows, columns)
+            self.plot.setRange(xRange=(0, columns), yRange=(0, rows), padding=0)
+
+    def set_labels(self, rows: Sequence[str], columns: Sequence[str]) -> None:
+        self.set_shape(len(rows), len(columns))
+        self.rows.set_labels(rows)
+        self.columns.set_labels(columns)
+
+    def set_data(self, array: np.ndarray, levels: tuple[float, float],
+                 texts: Callable[[np.ndarray], list[str]] | None = None,
+                 positions: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+        """Draw `array` on the fixed `levels`; numbers (texts(array)) in its cells when they fit."""
+        self.array = array
+        self.set_shape(*array.shape)
+        self.image.setImage(image_data(array), levels=levels)
+        if texts is None:
+            self.numbers.clear()
+        else:
+            low, high = levels
+            span = (high - low) or 1.0
+            self.numbers.set(array, texts, self.colour_map,
+                             positions or (lambda values: (np.asarray(values) - low) / span))
+
+    def cell_at(self, scene_pos) -> tuple[int, int] | None:
+        """The (row, column) under a scene position, or None outside the map."""
+        if not self.plot.isVisible() or not self.plot.vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = self.plot.vb.mapSceneToView(scene_pos)
+        row, column = int(np.floor(point.y())), int(np.floor(point.x()))
+        rows, columns = self.shape
+        if 0 <= row < rows and 0 <= column < columns:
+            return row, column
+        return None
+
+    def restyle(self) -> None:
+        look.style_plot(self.plot)
+        self.rows.restyle()
+        self.columns.restyle()
+        self.numbers.restyle()
+
+
+def colour_bar_width(bar: pg.ColorBarItem) -> float:
+    """The width a vertical colour bar takes: the bar, its numbered axis (the width set for it:
+    an axis out of view reports none) and its margins."""
+    left, _top, right, _bottom = bar.layout.getContentsMargins()
+    axis = bar.axis.fixedWidth if bar.axis.fixedWidth is not None else bar.axis.minimumWidth()
+    return bar.layout.columnMaximumWidth(1) + axis + left + right + 2
+
+
+def equal_maps(graphics: pg.GraphicsLayoutWidget, placed: list[tuple[Heatmap, int, int]],
+               reserved_width: float) -> None:
+    """Give every placed map (heatmap, row, column) the same data area, whatever axes it carries:
+    each PlotItem's view-box column and row are fixed to an equal share of the room left after
+    the axes, titles and `reserved_width` (a colour bar). Maps that compare have equal cells."""
+    if not placed or graphics.width() <= 0:
+        return
+    layout = graphics.ci.layout
+    margins = layout.getContentsMargins()
+    columns = max(column for _, _, column in placed) + 1
+    rows = max(row for _, row, _ in placed) + 1
+    axis_width = [0.0] * columns
+    row_extra = [0.0] * rows
+    for heatmap, row, column in placed:
+        plot = heatmap.plot
+        axis_width[column] = max(axis_width[column], plot.getAxis("left").minimumWidth())
+        title = plot.layout.rowMaximumHeight(0) if plot.titleLabel.isVisibleTo(plot) else 0.0
+        row_extra[row] = max(row_extra[row], title + plot.getAxis("bottom").minimumHeight())
+    slack = 4.0                      # the PlotItems' own margins, and rounding
+    width = (graphics.width() - margins[0] - margins[2] - reserved_width - layout.horizontalSpacing() * columns
+             - sum(axis_width) - slack * columns) / columns
+    height = (graphics.height() - margins[1] - margins[3] - layout.verticalSpacing() * (rows - 1)
+              - sum(row_extra) - slack * rows) / rows
+    for heatmap, _, _ in placed:
+        heatmap.plot.layout.setColumnFixedWidth(1, max(8.0, width))
+        heatmap.plot.layout.setRowFixedHeight(2, max(8.0, height))

@@ -1,0 +1,231 @@
+"""The residual-stream tab: the selected token's stream before and after each sub-layer.
+
+Up to MAX_BAR_WIDTH dimensions the stages are grouped bars, one colour per stage, with a
+legend laid out in as many columns as fit (never cut off); wider streams (d = 64 … 768) are
+one heatmap, a row per stage and a column per dimension, on a steady symmetric scale.
+Both sets of items are made once; a change of width only shows one and hides the other.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from app.explorer.plots import look
+from app.explorer.plots.common import FigureView, HoverTip, PlotTab, SteadyLimit
+from app.explorer.plots.heatmap import Heatmap, colour_bar_width
+from app.explorer.plots.ticks import CellLabels
+from app.session import Change
+from app.widgets.style import DIVERGING
+from core.numbers import format_number
+
+MAX_BAR_WIDTH = 16            # wider streams are drawn as an image
+MIN_PLOT_PX = 160             # the bars keep at least this height beside a two-line legend
+GROUP_WIDTH = 0.8
+
+
+class ResidualTab(PlotTab):
+    """hook_resid_pre, the residual sums (post-norm), hook_resid_mid and hook_resid_post of one token."""
+
+    # hook, and whether it is shown only as a post-norm residual sum
+    STAGES = (("hook_resid_pre", False), ("ln1.hook_in", True), ("hook_resid_mid", False),
+              ("ln2.hook_in", True), ("hook_resid_post", False))
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(session, "plotsResidualTab", parent)
+        self.graphics = FigureView(self)
+        self.graphics.setObjectName("plotsResidualStream")
+        self.graphics.ci.setContentsMargins(4, 4, 4, 4)
+        self.graphics.ci.setSpacing(6)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.graphics)
+        # bars: a plot, one BarGraphItem per stage, and a legend under the plot
+        self.plot = look.new_plot()
+        self.zero_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888", width=1))
+        self.plot.addItem(self.zero_line)
+        self.dimensions = CellLabels(self.plot, "bottom", counts_from_one=True)
+        self.bars: list[pg.BarGraphItem] = []
+        for _ in self.STAGES:
+            bar = pg.BarGraphItem(x=[0.0], height=[0.0], width=0.1)
+            self.plot.addItem(bar)
+            self.bars.append(bar)
+        self.legend = pg.LegendItem(frame=False, colCount=1)
+        # the image: a row per stage
+        self.heatmap = Heatmap(DIVERGING, downsample=True, columns_from_one=True)
+        self.colour_bar = look.colour_bar(DIVERGING, (-1.0, 1.0))
+        self.colour_bar.setImageItem(self.heatmap.image)
+        self.take_out(self.plot, self.legend, self.heatmap.plot, self.colour_bar)
+        self.limit = SteadyLimit()
+        self.mode: str | None = None      # "bars" or "image"
+        self.legend_form: tuple[int, bool] | None = None
+        self.token_drawn: int | None = None
+        self.hover = HoverTip(self.graphics, self.hover_text)
+        session.changed.connect(lambda change: change & Change.LOADED and self.limit.reset())
+        self.follow_resizes()
+        self.restyle()
+        self.retranslate()
+        self.refresh()
+
+    def heatmaps(self) -> list[Heatmap]:
+        return [self.heatmap]
+
+    # --- texts and looks ----------------------------------------------------------------
+    def _stage_names(self) -> dict[str, str]:
+        sums = self.session.config.residual
+        return {
+            "hook_resid_pre": self.tr("input x"),
+            "ln1.hook_in": self.tr("x + attn_out") if sums else "attn_out",
+            "hook_resid_mid": self.tr("mid"),
+            "ln2.hook_in": self.tr("mid + f") if sums else "f",
+            "hook_resid_post": self.tr("output"),
+        }
+
+    def _legend_entry(self, hook: str, name: str, with_hook: bool) -> str:
+        """What the stage is, and its hook name on a second line when there is room."""
+        return f"{name}<br><span style='color:{look.muted()}'>{hook}</span>" if with_hook else name
+
+    def restyle(self) -> None:
+        super().restyle()
+        look.style_plot(self.plot)
+        self.dimensions.restyle()
+        self.heatmap.restyle()
+        look.style_colour_bar(self.colour_bar)
+        self.legend.setLabelTextSize(look.css())
+        self.legend.setLabelTextColor(look.foreground())
+        for n, bar in enumerate(self.bars):
+            colour = look.series_colours()[n]
+            bar.setOpts(brush=colour, pen=pg.mkPen(colour))
+        self.structure = None
+
+    def _stages(self) -> list[str]:
+        trace, config = self.session.trace, self.session.config
+        # Pre-norm ln*.hook_in repeat x and mid; only post-norm ones are new (the sums).
+        return [hook for hook, only_post in self.STAGES if hook in trace and (config.post_norm or not only_post)]
+
+    # --- layout ----------------------------------------------------------------------------
+    def _fit_legend(self, stages: list[str]) -> tuple[int, bool]:
+        """The legend's columns (as many as fit the figure's width) and whether its entries have
+        room for a second line with the hook name (the plot keeps at least MIN_PLOT_PX); without
+        the hook names the entries are narrower, so more columns (fewer rows) fit."""
+        names = self._stage_names()
+        text_font = look.font()
+        line = look.line_height(text_font)
+        room = self.graphics.height() - 2 * line - look.line_height(look.font(look.TITLE_PX)) - 40
+
+        def columns(widest: float) -> tuple[int, int]:
+            entry = widest + look.px(20) + 24          # the sample swatch and spacing
+            count = max(1, min(len(stages), int((self.graphics.width() - 16) // entry)))
+            return count, -(-len(stages) // count)
+
+        with_hooks, rows = columns(max(max(look.advance(text_font, names[h]), look.advance(text_font, h))
+                                       for h in stages))
+        if room - rows * 2 * line >= MIN_PLOT_PX:
+            return with_hooks, True
+        return columns(max(look.advance(text_font, names[h]) for h in stages))[0], False
+
+    def _place(self, mode: str, stages: list[str]) -> None:
+        self.take_out(self.plot, self.legend, self.heatmap.plot, self.colour_bar)
+        if mode == "bars":
+            self.put(self.plot, 0, 0)
+            self.put(self.legend, 1, 0)
+        else:
+            self.put(self.heatmap.plot, 0, 0)
+            self.put(self.colour_bar, 0, 1)
+
+    def _fill_legend(self, stages: list[str], form: tuple[int, bool]) -> None:
+        self.legend.clear()
+        names = self._stage_names()
+        self.legend.setColumnCount(form[0])
+        for n, hook in enumerate(stages):
+            self.legend.addItem(self.bars[n], self._legend_entry(hook, names[hook], form[1]))
+        self.legend_form = form
+
+    # --- drawing ---------------------------------------------------------------------------
+    def refresh(self, force: bool = False) -> None:
+        trace, config = self.session.trace, self.session.config
+        stages = self._stages()
+        width = max(trace[hook].shape[1] for hook in stages)
+        mode = "bars" if width <= MAX_BAR_WIDTH else "image"
+        structure = (tuple(stages), width, config.residual, mode)
+        if structure != self.structure and (self.structure is None or self.structure[:2] != structure[:2]):
+            self.limit.reset()
+        if force or structure != self.structure:
+            self._place(mode, stages)
+            if mode == "bars":
+                self.dimensions.set_labels([str(j + 1) for j in range(width)])
+                self.plot.setXRange(0, width, padding=0.02)
+                for n, bar in enumerate(self.bars):
+                    bar.setVisible(n < len(stages))
+                look.set_axis_label(self.plot, "left", self.tr("value"))
+            else:
+                names = self._stage_names()
+                self.heatmap.set_labels([names[h] for h in stages], [str(j + 1) for j in range(width)])
+                self.colour_bar.setLabel("right", self.tr("value"),
+                                         **{"font-size": look.css(), "color": look.foreground()})
+                look.fit_colour_bar(self.colour_bar)
+            self.mode = mode
+            self.structure = structure
+            self.legend_form = None
+            self.forget()
+        if mode == "bars":
+            form = self._fit_legend(stages)
+            if form != self.legend_form:
+                self._fill_legend(stages, form)
+        token = min(self.session.selected_token, len(self.session.tokens) - 1)
+        self._texts(mode, width, token)
+        if self.unchanged(stages) and self.token_drawn == token:
+            return
+        # (stages, width); without residual sums d_out may differ from d: the shorter rows end early
+        rows = np.full((len(stages), width), np.nan)
+        for n, hook in enumerate(stages):
+            rows[n, :trace[hook].shape[1]] = trace[hook][token]
+        if mode == "bars":
+            self._draw_bars(rows)
+        else:
+            limit = self.limit.fit([rows])
+            self.heatmap.set_data(rows, (-limit, limit))
+            look.set_levels(self.colour_bar, (-limit, limit))
+        self.remember(stages)
+        self.token_drawn = token
+
+    def _texts(self, mode: str, width: int, token: int) -> None:
+        plot = self.plot if mode == "bars" else self.heatmap.plot
+        beside = 0.0 if mode == "bars" else colour_bar_width(self.colour_bar)
+        self.fit_title(plot, self.tr("Residual stream of token “%1”").replace("%1", self.session.tokens[token]),
+                       reserved=beside)
+        self.fit_label(plot, self.tr("dimension of the stream (1…%1)").replace("%1", str(width)), reserved=beside)
+
+    def resized(self) -> None:
+        trace = self.session.trace
+        stages = self._stages()
+        if self.mode == "bars":
+            form = self._fit_legend(stages)
+            if form != self.legend_form:
+                self._fill_legend(stages, form)
+        width = max(trace[hook].shape[1] for hook in stages)
+        self._texts(self.mode, width, min(self.session.selected_token, len(self.session.tokens) - 1))
+
+    def _draw_bars(self, rows: np.ndarray) -> None:
+        count = len(rows)
+        bar_width = GROUP_WIDTH / count
+        for n, row in enumerate(rows):
+            row = row[np.isfinite(row)]
+            offset = 0.5 - GROUP_WIDTH / 2 + (n + 0.5) * bar_width
+            self.bars[n].setOpts(x=np.arange(row.size) + offset, height=row, width=bar_width * 0.92)
+        low, high = min(0.0, float(np.nanmin(rows))), max(0.0, float(np.nanmax(rows)))
+        self.plot.setYRange(low, high, padding=0.08)
+
+    def hover_text(self, scene_pos: QPointF) -> str | None:
+        if self.mode != "image":
+            return None
+        cell = self.heatmap.cell_at(scene_pos)
+        if cell is None:
+            return None
+        stage, dimension = cell
+        hook = self._stages()[stage]
+        token = min(self.session.selected_token, len(self.session.tokens) - 1)
+        value = format_number(float(self.session.trace[hook][token, dimension]))
+        return f"{self._stage_names()[hook]} ({hook}), " + \
+            self.tr("dimension %1").replace("%1", str(dimension + 1)) + f": {value}"

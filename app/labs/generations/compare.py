@@ -1,0 +1,216 @@
+"""The side-by-side part: two generations' traces hook by hook (core.labs.generations
+.compare_traces), with the difference where the shapes agree, and one hook as three heatmaps:
+A, B and A − B."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from app.labs.generations.common import (HEADING_PT, Part, PlotView, generation_name, generation_of, part_heading,
+                                         preset_trace)
+from app.widgets.style import DIVERGING_LUT, limit_for, text_colour_on, tint
+from core.labs import generations as core
+from core.numbers import format_number
+
+EXPLORER = "explorer"            # the block in the explorer, with the learner's edits
+DECIMALS = 4
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "×".join(str(n) for n in shape)
+
+
+class GenerationsComparePart(Part):
+    """Choose A and B; every hook both traces have, its shapes and the largest |A − B|."""
+
+    hookChosen = Signal(str)            # the panel points the explorer at the hook
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__("genComparePart", parent)
+        self.session = session
+        self.comparison: core.TraceComparison | None = None
+        self.traces: tuple = (None, None)
+        self.hook = "hook_resid_post"
+        self.heading = self.label("genCompareHeading", HEADING_PT, bold=True)
+        self.choice_a, self.choice_b = QComboBox(), QComboBox()
+        for name, combo in (("genCompareA", self.choice_a), ("genCompareB", self.choice_b)):
+            combo.setObjectName(name)
+            self.sized(combo)
+            for generation in core.GENERATIONS:
+                combo.addItem("", generation)
+            combo.addItem("", EXPLORER)
+            combo.currentIndexChanged.connect(lambda _index: self.refresh())
+        self.label_a, self.label_b = self.label("genCompareLabelA", wrap=False), self.label("genCompareLabelB",
+                                                                                             wrap=False)
+        choices = QHBoxLayout()
+        choices.addWidget(self.label_a)
+        choices.addWidget(self.choice_a, 1)
+        choices.addWidget(self.label_b)
+        choices.addWidget(self.choice_b, 1)
+        self.summary = self.label("genCompareSummary")
+        self.table = QTableWidget(0, 4)
+        self.table.setObjectName("genCompareTable")
+        self.sized(self.table)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._row_chosen)
+        self.table.setMinimumHeight(180)
+
+        self.view = PlotView("genCompareMaps", 220)
+        self.maps: list[pg.ImageItem] = []
+        self.map_plots: list[pg.PlotItem] = []
+        for column in range(3):
+            plot = self.plot(self.view, 0, column)
+            plot.invertY(True)
+            plot.setAspectLocked(False)
+            image = pg.ImageItem(axisOrder="row-major")
+            image.setLookupTable(DIVERGING_LUT)
+            plot.addItem(image)
+            self.maps.append(image)
+            self.map_plots.append(plot)
+        self.map_note = self.label("genCompareMapNote", muted=True)
+
+        body = QHBoxLayout()
+        body.addWidget(self.table, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.heading)
+        layout.addLayout(choices)
+        layout.addWidget(self.summary)
+        layout.addLayout(body, 1)
+        layout.addWidget(self.view)
+        layout.addWidget(self.map_note)
+        self.retranslate()
+
+    # --- choosing A and B -------------------------------------------------------------------
+    def follow_session(self) -> None:
+        """A new block in the explorer: B is its generation (else the explorer's block), A the one before."""
+        current = generation_of(self.session.config)
+        if current is None:
+            a, b = "original", EXPLORER
+        else:
+            index = core.GENERATIONS.index(current)
+            a, b = core.GENERATIONS[max(0, index - 1)], current
+            if a == b:
+                b = core.GENERATIONS[1]
+        self.set_pair(a, b)
+
+    def set_pair(self, a: str, b: str) -> None:
+        with QSignalBlocker(self.choice_a), QSignalBlocker(self.choice_b):
+            self.choice_a.setCurrentIndex(self.choice_a.findData(a))
+            self.choice_b.setCurrentIndex(self.choice_b.findData(b))
+        self.refresh()
+
+    def pair(self) -> tuple[str, str]:
+        return self.choice_a.currentData(), self.choice_b.currentData()
+
+    def _trace(self, which: str):
+        return self.session.trace if which == EXPLORER else preset_trace(which)
+
+    # --- showing ----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        a, b = self.pair()
+        self.traces = (self._trace(a), self._trace(b))
+        self.comparison = core.compare_traces(*self.traces)
+        rows = self.comparison.common
+        self.table.setRowCount(len(rows))
+        finite = [row.largest for row in rows if row.largest is not None]
+        limit = limit_for(np.array(finite)) if finite else 1.0
+        for r, row in enumerate(rows):
+            largest = self.tr("shapes differ") if row.largest is None else format_number(row.largest, DECIMALS)
+            texts = (row.hook, _shape(row.shape_a), _shape(row.shape_b), largest)
+            for c, text in enumerate(texts):
+                item = self.table.item(r, c)
+                if item is None:
+                    item = QTableWidgetItem()
+                    self.table.setItem(r, c, item)
+                item.setText(text)
+            item = self.table.item(r, 3)
+            colour = tint(row.largest if row.largest is not None else float("nan"), limit)
+            item.setBackground(colour)
+            item.setForeground(text_colour_on(colour))
+        same = sum(1 for row in rows if row.same_shape)
+        only_a = ", ".join(self.comparison.only_a) or self.tr("none")
+        only_b = ", ".join(self.comparison.only_b) or self.tr("none")
+        self.summary.setText(self.tr("%1 hooks in both traces, %2 of them the same shape. Only in A: %3. "
+                                     "Only in B: %4.").replace("%1", str(len(rows))).replace("%2", str(same))
+                             .replace("%3", only_a).replace("%4", only_b))
+        hooks = [row.hook for row in rows]
+        if self.hook not in hooks:
+            self.hook = "hook_resid_post" if "hook_resid_post" in hooks else hooks[-1]
+        with QSignalBlocker(self.table):
+            self.table.selectRow(hooks.index(self.hook))
+        self.table.scrollToItem(self.table.item(hooks.index(self.hook), 0))
+        self._show_hook()
+
+    def _row_chosen(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows and self.comparison is not None:
+            self.hook = self.comparison.common[rows[0].row()].hook
+            self._show_hook()
+            self.hookChosen.emit(self.hook)
+
+    def _show_hook(self) -> None:
+        """The chosen hook as three heatmaps (head 1 of a per-head hook): A, B, A − B."""
+        found = self.comparison.get(self.hook)
+        arrays = [np.asarray(trace[self.hook], dtype=np.float64) for trace in self.traces]
+        difference = found.difference if found.difference is not None else None
+        shown = [_matrix(arrays[0]), _matrix(arrays[1]), None if difference is None else _matrix(difference)]
+        finite = np.concatenate([m[np.isfinite(m)] for m in shown if m is not None] or [np.zeros(1)])
+        limit = limit_for(finite)
+        tokens = self.session.tokens
+        for image, plot, matrix in zip(self.maps, self.map_plots, shown):
+            if matrix is None:
+                image.setImage(np.full((1, 1), np.nan), levels=(-limit, limit))
+                self.set_ticks(plot.getAxis("left"), [])
+                self.set_ticks(plot.getAxis("bottom"), [])
+                continue
+            image.setImage(np.where(np.isfinite(matrix), matrix, np.nan), levels=(-limit, limit))
+            rows, columns = matrix.shape
+            row_names = list(tokens) if rows == len(tokens) else [str(i + 1) for i in range(rows)]
+            column_names = list(tokens) if "pattern" in self.hook or "scores" in self.hook else \
+                [str(j + 1) for j in range(columns)]
+            self.set_ticks(plot.getAxis("left"), [(i + 0.5, name) for i, name in enumerate(row_names)])
+            self.set_ticks(plot.getAxis("bottom"), [(j + 0.5, name) for j, name in enumerate(column_names)
+                                                    if columns <= 16 or j % 4 == 0])
+        a, b = self.pair()
+        titles = (self.tr("A: %1").replace("%1", self._name(a)), self.tr("B: %1").replace("%1", self._name(b)),
+                  self.tr("A − B"))
+        for plot, title in zip(self.map_plots, titles):
+            self.plot_title(plot, title)
+        notes = [self.tr("%1: rows are tokens; colour scale ±%2 for all three.").replace("%1", self.hook)
+                 .replace("%2", format_number(limit, trim=True))]
+        if arrays[0].ndim == 3:
+            notes.append(self.tr("Per-head hook: head 1 shown."))
+        if difference is None:
+            notes.append(self.tr("The shapes differ (%1 and %2): no difference to take.")
+                         .replace("%1", _shape(found.shape_a)).replace("%2", _shape(found.shape_b)))
+        self.map_note.setText(" ".join(notes))
+
+    def _name(self, which: str) -> str:
+        return self.tr("the explorer's block") if which == EXPLORER else generation_name(which)
+
+    def retranslate(self) -> None:
+        self.heading.setText(part_heading("compare"))
+        self.label_a.setText(self.tr("A:"))
+        self.label_b.setText(self.tr("B:"))
+        for combo in (self.choice_a, self.choice_b):
+            for index in range(combo.count()):
+                combo.setItemText(index, self._name(combo.itemData(index)))
+        self.table.setHorizontalHeaderLabels([self.tr("hook"), self.tr("shape A"), self.tr("shape B"),
+                                              self.tr("largest |A − B|")])
+        if self.comparison is not None:
+            self.refresh()
+
+
+def _matrix(array: np.ndarray) -> np.ndarray:
+    """What a heatmap shows: a T×… hook as it is, a per-head hook's first head."""
+    return array[0] if array.ndim == 3 else array

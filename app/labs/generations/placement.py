@@ -1,0 +1,128 @@
+"""The placement part: the same stack of blocks (the same weights and input) with Post-LN and with
+Pre-LN, and what happens across depth: the size of the residual stream, and how much each layer
+changes it (core.labs.generations.compare_placements, run off the GUI thread)."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QHBoxLayout, QSpinBox, QVBoxLayout, QWidget
+
+from app.labs.generations.common import BLUE, HEADING_PT, ORANGE, Part, PlotView, RunBar, part_heading
+from app.labs.generations.worker import Worker
+from core.labs import generations as core
+from core.numbers import format_number
+
+DEFAULT_LAYERS = 24
+MAX_LAYERS = 96
+
+
+class PlacementPart(Part):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("genPlacementPart", parent)
+        self.results: dict[int, tuple] = {}          # layers → (post, pre)
+        self.shown_layers: int | None = None
+        self.heading = self.label("genPlacementHeading", HEADING_PT, bold=True)
+        self.intro = self.label("genPlacementIntro")
+        self.layers_label = self.label("genPlacementLayersLabel", wrap=False)
+        self.layers = QSpinBox()
+        self.layers.setObjectName("genPlacementLayers")
+        self.sized(self.layers)
+        self.layers.setRange(2, MAX_LAYERS)
+        self.layers.setValue(DEFAULT_LAYERS)
+        controls = QHBoxLayout()
+        controls.addWidget(self.layers_label)
+        controls.addWidget(self.layers)
+        controls.addStretch(1)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(250)
+        self._debounce.timeout.connect(self.run)
+        self.layers.valueChanged.connect(lambda _value: self._debounce.start())
+
+        self.worker = Worker(self)
+        self.worker.finished.connect(self._finished)
+        self.run_bar = RunBar(self, self.worker, "genPlacement")
+
+        self.view = PlotView("genPlacementPlots", 300)
+        self.stream_plot = self.plot(self.view, 0, 0)
+        self.update_plot = self.plot(self.view, 0, 1)
+        self.legend(self.stream_plot, offset=(10, 10))
+        self.curves = {}
+        for plot, key in ((self.stream_plot, "stream"), (self.update_plot, "update")):
+            for placement, colour, symbol in (("post", BLUE, "o"), ("pre", ORANGE, "t")):
+                self.curves[(key, placement)] = plot.plot([], [], pen=pg.mkPen(colour, width=2), symbol=symbol,
+                                                          symbolSize=6, symbolBrush=colour, symbolPen=None)
+        self.result = self.label("genPlacementResult")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.intro)
+        layout.addLayout(controls)
+        layout.addWidget(self.run_bar)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.result)
+        self.retranslate()
+
+    def ensure_run(self) -> None:
+        if self.shown_layers != self.layers.value() and not self.worker.is_running():
+            self.run()
+
+    def run(self) -> None:
+        layers = self.layers.value()
+        if layers in self.results:
+            self.worker.cancel()
+            self._draw(layers)
+            return
+        self.run_bar.running()
+
+        def job(progress, layers=layers):
+            pair = core.compare_placements(layers, progress=progress)
+            return None if pair is None else (layers, pair)
+        self.worker.start(job)
+
+    def _finished(self, result) -> None:
+        layers, pair = result
+        self.results[layers] = pair
+        self._draw(layers)
+
+    def _draw(self, layers: int) -> None:
+        self.shown_layers = layers
+        for profile in self.results[layers]:
+            depth = np.arange(len(profile.stream_rms))
+            self.curves[("stream", profile.placement)].setData(depth, profile.stream_rms)
+            self.curves[("update", profile.placement)].setData(profile.layers, profile.relative_update)
+        self.stream_plot.setXRange(0, layers, padding=0.02)
+        self.update_plot.setXRange(1, layers, padding=0.02)
+        self._write_result()
+
+    def _write_result(self) -> None:
+        if self.shown_layers not in self.results:
+            self.result.setText(self.tr("Computing the two stacks…"))
+            return
+        post, pre = self.results[self.shown_layers]
+        self.result.setText(self.tr(
+            "Post-LN: after every layer the stream is normalized back to RMS %1; the last layer still changes it "
+            "by %2 of its size. Pre-LN: the stream grows from %3 to %4 over %5 layers, so the last layer changes "
+            "it by only %6 — the deeper the layer, the less it adds.")
+            .replace("%1", format_number(post.stream_rms[-1], 2))
+            .replace("%2", format_number(post.relative_update[-1], 2))
+            .replace("%3", format_number(pre.stream_rms[0], 2)).replace("%4", format_number(pre.stream_rms[-1], 2))
+            .replace("%5", str(self.shown_layers)).replace("%6", format_number(pre.relative_update[-1], 2)))
+
+    def retranslate(self) -> None:
+        self.heading.setText(part_heading("placement"))
+        self.intro.setText(self.tr(
+            "The same stack of blocks (the same weights and input, LayerNorm, GELU) twice: norms after each "
+            "residual sum (Post-LN, 2017) and at each sub-layer's entry (Pre-LN, GPT-2). Left: the size of the "
+            "stream after each layer. Right: how much each layer changes it, relative to what it receives."))
+        self.layers_label.setText(self.tr("Layers:"))
+        self.stream_plot.legend.clear()
+        self.stream_plot.legend.addItem(self.curves[("stream", "post")], self.tr("Post-LN"))
+        self.stream_plot.legend.addItem(self.curves[("stream", "pre")], self.tr("Pre-LN"))
+        self.plot_title(self.stream_plot, self.tr("RMS of the residual stream"))
+        self.plot_title(self.update_plot, self.tr("each layer's output ÷ its input"))
+        self.axis_label(self.stream_plot, "bottom", self.tr("layer"))
+        self.axis_label(self.update_plot, "bottom", self.tr("layer"))
+        self._write_result()

@@ -1,0 +1,188 @@
+"""The preset part: which generation's block the explorer shows, flipping between them, and the
+same five tokens' output through each generation."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QPushButton,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from app.labs.generations.common import TEXT_PT, Part, generation_name, generation_of, preset_trace, text_of
+from app.widgets import labels
+from app.widgets.flow_layout import FlowLayout
+from app.widgets.style import limit_for, text_colour_on, tint
+from core.labs import generations as core
+from core.numbers import format_number, format_short
+
+DECIMALS = 2                # two decimals: five generations side by side fit beside the text
+
+
+class GenerationPresetPart(Part):
+    """Five buttons, one per generation: each loads that generation's preset into the Session."""
+
+    generationChosen = Signal(str)
+    diagramRequested = Signal()
+    compareRequested = Signal()
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__("genPresetPart", parent)
+        self.session = session
+        self.current: str | None = None
+        self.buttons: dict[str, QPushButton] = {}
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(False)          # none is checked while the block is the learner's own
+        row = QHBoxLayout()
+        for generation in core.GENERATIONS:
+            button = self.button(f"genPreset_{generation}")
+            button.setCheckable(True)
+            button.clicked.connect(lambda _checked=False, g=generation: self.generationChosen.emit(g))
+            self.group.addButton(button)
+            row.addWidget(button, 1)
+            self.buttons[generation] = button
+        self.title = self.label("genPresetTitle", TEXT_PT, bold=True)
+        self.changes = self.label("genPresetChanges")
+        self.built = self.label("genPresetBuilt", muted=True)
+        self.outputs_intro = self.label("genPresetOutputsIntro")
+        self.outputs = QTableWidget(len(core.GENERATIONS), 0)
+        self.outputs.setObjectName("genPresetOutputs")
+        self.sized(self.outputs)
+        self.outputs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.outputs.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.outputs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.outputs.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.outputs.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.diagram = self.button("genPresetDiagram")
+        self.diagram.clicked.connect(self.diagramRequested)
+        self.compare = self.button("genPresetCompare")
+        self.compare.clicked.connect(self.compareRequested)
+        actions = FlowLayout()              # wraps: the two buttons never widen the page
+        actions.addWidget(self.diagram)
+        actions.addWidget(self.compare)
+
+        about = QVBoxLayout()
+        about.addWidget(self.title)
+        about.addWidget(self.changes)
+        about.addWidget(self.built)
+        about.addLayout(actions)
+        about.addStretch(1)
+        outputs = QVBoxLayout()
+        outputs.addWidget(self.outputs_intro)
+        outputs.addWidget(self.outputs)
+        outputs.addStretch(1)
+        body = QHBoxLayout()
+        body.addLayout(about, 3)
+        body.addLayout(outputs, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(row)
+        layout.addLayout(body)
+        layout.addStretch(1)
+        self.retranslate()
+
+    # --- following the Session ------------------------------------------------------------
+    def refresh(self) -> None:
+        """Show the generation the explorer holds (by its config) and every generation's output."""
+        self.current = generation_of(self.session.config)
+        for generation, button in self.buttons.items():
+            if button.isChecked() != (generation == self.current):
+                button.setChecked(generation == self.current)
+        self._describe()
+        self._fill_outputs()
+
+    def _describe(self) -> None:
+        if self.current is None:
+            self.title.setText(self.tr("The explorer holds a block of your own (no generation's preset)."))
+            self.changes.setText(self.tr("Click a generation above to load its block."))
+        else:
+            generation = next(g for g in core.generations() if g.id == self.current)
+            self.title.setText(text_of(generation.title))
+            self.changes.setText(text_of(generation.changes))
+        self.built.setText(self.describe_config(self.session.config))
+
+    def describe_config(self, config) -> str:
+        """The block's switches in words (the label table's names)."""
+        lines = []
+        if config.attention:
+            extras = [self.tr("QK-Norm")] if config.qk_norm else []
+            if config.attn_gate:
+                extras.append(self.tr("sigmoid output gate"))
+            lines.append(self.tr("Attention: %1 heads × %2, %3").replace("%1", str(config.n_heads))
+                         .replace("%2", str(config.d_head)).replace("%3", labels.mask_label(config.mask))
+                         + "".join(self.tr(", ") + extra for extra in extras))
+        if config.norm != "none":
+            norm = labels.norm_label(config.norm)
+            if config.zero_centered:
+                norm = self.tr("%1, zero-centred (gain 1 + w)").replace("%1", norm)
+            lines.append(self.tr("Norm: %1, %2, ε = %3").replace("%1", norm)
+                         .replace("%2", labels.placement_label(config.norm_placement))
+                         .replace("%3", format_short(config.eps)))
+        ffn = labels.activation_label(config.activation, "short")
+        if config.gated:
+            ffn = self.tr("%1, gated (three matrices)").replace("%1", ffn)
+        ffn = self.tr("FFN: %1, d_ff = %2").replace("%1", ffn).replace("%2", str(config.d_ff))
+        if config.ffn_clamp is not None:
+            ffn += self.tr(", clamped at %1").replace("%1", format_number(config.ffn_clamp, trim=True))
+        lines.append(ffn)
+        return "\n".join(lines)
+
+    def _fill_outputs(self) -> None:
+        rows = []
+        for generation in core.GENERATIONS:
+            trace = self.session.trace if generation == self.current else preset_trace(generation)
+            rows.append(np.asarray(trace.output)[-1])
+        width = max(len(row) for row in rows)
+        if self.outputs.columnCount() != width:
+            self.outputs.setColumnCount(width)
+            self.outputs.setHorizontalHeaderLabels([f"z{_subscript(i + 1)}" for i in range(width)])
+        limit = limit_for(np.concatenate(rows))
+        for r, values in enumerate(rows):
+            for c in range(width):
+                item = self.outputs.item(r, c)
+                if item is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                    self.outputs.setItem(r, c, item)
+                if c >= len(values):
+                    item.setText("")
+                    continue
+                value = float(values[c])
+                colour = tint(value, limit)
+                item.setText(format_number(value, DECIMALS))
+                item.setBackground(colour)
+                item.setForeground(text_colour_on(colour))
+                font = item.font()
+                font.setBold(core.GENERATIONS[r] == self.current)
+                item.setFont(font)
+        self._fit()
+
+    def _fit(self) -> None:
+        """The table exactly as large as its cells: it never scrolls, the page does."""
+        table = self.outputs
+        table.resizeColumnsToContents()
+        table.resizeRowsToContents()
+        header, rows = table.horizontalHeader(), table.verticalHeader()
+        table.setFixedHeight(max(header.height(), header.sizeHint().height())
+                             + sum(table.rowHeight(r) for r in range(table.rowCount())) + 2 * table.frameWidth())
+        table.setFixedWidth(max(rows.width(), rows.sizeHint().width())
+                            + sum(table.columnWidth(c) for c in range(table.columnCount())) + 2 * table.frameWidth())
+
+    # --- language ---------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        for generation, button in self.buttons.items():
+            button.setText(generation_name(generation, one_line=False))
+        self.outputs.setVerticalHeaderLabels([generation_name(g, one_line=False).split("\n")[0]
+                                              for g in core.GENERATIONS])
+        token = self.session.tokens[-1] if self.session.tokens else ""
+        self.outputs_intro.setText(self.tr("The same tokens, every generation: the output for “%1”. Bold: the "
+                                           "block in the explorer, with your edits.").replace("%1", token))
+        self.diagram.setText(self.tr("Show the block diagram above"))
+        self.compare.setText(self.tr("Side by side with the one before"))
+        self._describe()
+        self._fit()
+
+    def restyle(self) -> None:
+        self._fill_outputs()
+
+
+def _subscript(number: int) -> str:
+    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))

@@ -1,0 +1,132 @@
+"""Work that does not fit in a frame, off the GUI thread: one job at a time, the newest wins.
+
+    worker = Worker(parent)
+    worker.finished.connect(show)                  # the newest job's result, on the GUI thread
+    worker.progressed.connect(bar_fraction)        # 0.0 … 1.0 of the newest job
+    worker.start(lambda progress: core_call(..., progress=progress))
+
+A job is a function of one argument, `progress(fraction) -> bool`, run on a pool thread. It
+reports how far it is between chunks of work (and, there, gives the GUI thread the interpreter)
+and learns whether to go on: False means a newer job was started, cancel() was called or the
+worker is going away — stop and return anything
+(core's long functions take such a callback and return None when told to stop). Whatever a
+superseded job returns is dropped: each start() takes a new generation number, and only the
+current generation's signals get through. Results come back by a queued signal, so slots run
+on the GUI thread. One job runs at a time (a one-thread pool): a cancelled job finishes its
+chunk, then the next starts.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+Job = Callable[[Callable[[float], bool]], Any]
+PROGRESS_STEP = 0.01          # progress is reported at most every 1 %
+
+
+class _Relay(QObject):
+    """Carries a job's news from its pool thread to the GUI thread (lives in the GUI thread)."""
+    progressed = Signal(int, float)
+    done = Signal(int, object)
+    failed = Signal(int, str)
+
+
+class _Run(QRunnable):
+    def __init__(self, job: Job, generation: int, relay: _Relay, stop: threading.Event, closing: threading.Event):
+        super().__init__()
+        self.job, self.generation, self.relay = job, generation, relay
+        self.stop, self.closing = stop, closing
+        self.reported = -1.0
+
+    def progress(self, fraction: float) -> bool:
+        # Let the GUI thread have the interpreter between chunks: small NumPy steps hold the GIL,
+        # and a frame would otherwise wait for the switch interval, again and again.
+        time.sleep(0)
+        if self.stop.is_set() or self.closing.is_set():
+            return False
+        fraction = min(1.0, max(0.0, float(fraction)))
+        if fraction >= 1.0 or fraction - self.reported >= PROGRESS_STEP:
+            self.reported = fraction
+            self.relay.progressed.emit(self.generation, fraction)
+        return True
+
+    def run(self) -> None:
+        if self.stop.is_set() or self.closing.is_set():
+            return
+        try:
+            result = self.job(self.progress)
+        except Exception as error:  # noqa: BLE001 (reported to the GUI thread, not lost in a pool thread)
+            self.relay.failed.emit(self.generation, f"{type(error).__name__}: {error}")
+            return
+        self.relay.done.emit(self.generation, result)
+
+
+class Worker(QObject):
+    """Runs jobs off the GUI thread; a new start() cancels the job before it."""
+
+    progressed = Signal(float)     # of the current job, 0 … 1
+    finished = Signal(object)      # the current job's result (a superseded job's never arrives)
+    failed = Signal(str)           # the current job raised: "TypeName: message"
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.generation = 0
+        self.busy = False
+        self._stop = threading.Event()
+        self._closing = threading.Event()
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._relay = _Relay()
+        self._relay.progressed.connect(self._on_progress)
+        self._relay.done.connect(self._on_done)
+        self._relay.failed.connect(self._on_failed)
+
+    def start(self, job: Job) -> int:
+        """Run `job` off the GUI thread, cancelling the one before; returns its generation."""
+        self._stop.set()                       # the previous job: stop at its next progress()
+        self._stop = threading.Event()
+        self.generation += 1
+        self._pool.start(_Run(job, self.generation, self._relay, self._stop, self._closing))
+        self._set_busy(True)
+        return self.generation
+
+    def cancel(self) -> None:
+        """Stop the current job (if any); nothing it returns will be delivered."""
+        self._stop.set()
+        self.generation += 1
+        self._set_busy(False)
+
+    def close(self) -> None:
+        """Going away: stop the current job and refuse new ones' work (each stops at once). The
+        owner calls this before the worker is deleted, so that the pool's destructor does not
+        wait for a long job to finish."""
+        self._closing.set()
+        self.cancel()
+
+    def wait(self, milliseconds: int = -1) -> bool:
+        """Block until no job runs (tests, shutdown); True if none is left."""
+        return self._pool.waitForDone(milliseconds)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self.busy:
+            self.busy = busy
+            self.busy_changed.emit(busy)
+
+    def _on_progress(self, generation: int, fraction: float) -> None:
+        if generation == self.generation:
+            self.progressed.emit(fraction)
+
+    def _on_done(self, generation: int, result: object) -> None:
+        if generation == self.generation:
+            self._set_busy(False)
+            self.finished.emit(result)
+
+    def _on_failed(self, generation: int, message: str) -> None:
+        if generation == self.generation:
+            self._set_busy(False)
+            self.failed.emit(message)
