@@ -1,20 +1,52 @@
-"""Chinese and English: English source strings, translated by Qt from compiled .qm files.
+"""Chinese and English: English source strings, translated by Qt, switchable while the app runs.
 
 Translators edit resources/i18n/<lang>/*.json ({context: {English source: translation}},
 where the context is the class that called `self.tr`, one file per part of the app);
 `python tools/build_translations.py` compiles them into resources/i18n/blocklab_<lang>.qm,
 which is what the app loads (a test checks that the .qm is up to date).
+
+One translator, the `Catalog`, is installed for the life of the application. `install(language)`
+switches what it answers with and sends Qt's LanguageChange once: every widget then retranslates
+itself (changeEvent → retranslate), and nothing else about the window changes. The catalog also
+answers for Qt's own dialogs (file dialogs, message box buttons) from Qt's shipped translations
+(qtbase_zh_CN.qm, in the PySide6-Essentials wheel). resources/i18n/zh/qt.json fills what that
+file lacks (Qt 6.11's has no "&Look in:" nor "Files of &type:" for the file dialog) and repeats
+the standard buttons (OK, Cancel, Save, Discard, Open …), should a Qt build come without its
+translations; ours are asked first, Qt's second.
+
+The catalog remembers, for every text it handed out, which (context, source) it came from
+(`source_of`): a text set once from a plain `tr("…")` (a menu title, an action) can be put
+back into the new language without its owner repeating the call. It also collects the
+sources it had no translation for (`misses`), which the tests turn into "every visible string
+has a translation".
 """
 from __future__ import annotations
 
 import locale
-from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
+
 from core.resources import i18n_dir
 
 I18N = i18n_dir()
 LANGUAGES = ("zh", "en")
+QT_NAMES = {"zh": "zh_CN"}                 # Qt's name of our languages, for its own .qm files
+LANGUAGE_NAMES = {"zh": "中文", "en": "English"}   # each in its own language: the Language menu
+
+# The Chinese sample sentences of the course and their English glosses. In English mode they
+# stay Chinese where they are data (tokens, table rows) with the gloss beside them.
+GLOSSES = {
+    "好吃": "tasty",
+    "不好吃": "not tasty",
+    "难吃": "awful",
+    "不难吃": "not awful",
+    "小明": "Xiaoming",
+    "把": "(object marker)",
+    "苹果": "the apple",
+    "给了": "gave",
+    "小王": "Xiao Wang",
+    "小明 把 苹果 给了 小王": "Xiaoming gave the apple to Xiao Wang",
+}
 
 
 def system_language() -> str:
@@ -22,24 +54,111 @@ def system_language() -> str:
     return "zh" if name.lower().startswith("zh") else "en"
 
 
-_installed: QTranslator | None = None
+class Catalog(QTranslator):
+    """Block Lab's strings and Qt's own, in one language; remembers where each text came from."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.code = "en"
+        self._ours: QTranslator | None = None
+        self._qt: QTranslator | None = None
+        self._sources: dict[str, dict[str, str]] = {}    # text handed out → {context: source}
+        self.misses: set[tuple[str, str]] = set()         # (context, source) looked up without a translation
+        self.hits: set[tuple[str, str]] = set()           # (context, source) found (zh)
+
+    def load_language(self, code: str) -> None:
+        self.code = code
+        self._ours = self._qt = None
+        if code == "en":
+            return
+        ours = QTranslator(self)
+        if ours.load(str(I18N / f"blocklab_{code}.qm")):
+            self._ours = ours
+        qt = QTranslator(self)
+        if qt.load(f"qtbase_{QT_NAMES.get(code, code)}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+            self._qt = qt
+
+    def isEmpty(self) -> bool:  # noqa: N802 (Qt's name)
+        return False
+
+    def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1):  # noqa: D401
+        """The translation, or None: PySide's tr() then tries the base classes' contexts, and
+        QCoreApplication falls back to the English source."""
+        if self.code == "en":
+            text = source                     # the sources are English: nothing to look up
+        else:
+            text = ""
+            for translator in (self._ours, self._qt):
+                if translator is not None:
+                    text = translator.translate(context, source, disambiguation, n)
+                    if text:
+                        break
+            if not text:
+                self.misses.add((context, source))
+                return None
+            self.hits.add((context, source))
+        self._sources.setdefault(text, {})[context] = source
+        return text
+
+    def source_of(self, text: str, context: str | None = None) -> tuple[str, str] | None:
+        """(context, source) of a text this catalog handed out, in any language; with several
+        candidates, the one under `context` (if given), else only an unambiguous one."""
+        found = self._sources.get(text)
+        if not found:
+            return None
+        if context is not None and context in found:
+            return context, found[context]
+        if len(set(found.values())) == 1:
+            name, source = next(iter(found.items()))
+            return name, source
+        return None
+
+
+_catalog: Catalog | None = None
+
+
+def catalog(language: str = "en") -> Catalog:
+    """The one catalog, installed on the application the first time it is asked for (in
+    `language`; installing it is itself the one LanguageChange)."""
+    global _catalog
+    app = QCoreApplication.instance()
+    if _catalog is None or _catalog.parent() is not app:
+        _catalog = Catalog(app)
+        _catalog.load_language(language)
+        app.installTranslator(_catalog)
+    return _catalog
 
 
 def install(language: str | None) -> str:
-    """Install the translator for `language` (None: the system's). Returns the language used."""
-    global _installed
+    """Switch the interface to `language` (None: the system's) and tell every widget, once.
+    Returns the language used."""
     language = language or system_language()
-    app = QCoreApplication.instance()
-    if _installed is not None:
-        app.removeTranslator(_installed)
-        _installed = None
-    if language != "en":
-        translator = QTranslator(app)
-        if translator.load(str(I18N / f"blocklab_{language}.qm")):
-            app.installTranslator(translator)
-            _installed = translator
+    if language not in LANGUAGES:
+        raise ValueError(f"language: expected one of {', '.join(LANGUAGES)}, got {language!r}")
+    current = catalog(language)
+    if current.code != language:
+        current.load_language(language)
+        QCoreApplication.sendEvent(QCoreApplication.instance(), QEvent(QEvent.Type.LanguageChange))
     return language
+
+
+def language() -> str:
+    """The language the interface is in now: "zh" or "en"."""
+    return _catalog.code if _catalog is not None else "en"
 
 
 def translate(context: str, text: str) -> str:
     return QCoreApplication.translate(context, text)
+
+
+def gloss(token: str) -> str:
+    """The English gloss of a Chinese sample word or sentence in English mode, else ""."""
+    return GLOSSES.get(token.strip(), "") if language() == "en" else ""
+
+
+def with_gloss(token: str, html: bool = False) -> str:
+    """`token` with its gloss beside it in English mode: 不难吃 (“not awful”); else `token`."""
+    meaning = gloss(token)
+    if not meaning:
+        return token
+    return f"{token} <i>“{meaning}”</i>" if html else f"{token} “{meaning}”"

@@ -179,6 +179,8 @@ def run_gui(file: Path, language: str | None, present: bool = False, zoom: int |
     sys.excepthook = _exception_hook
     available = app.primaryScreen().availableGeometry()
     window.resize(min(1280, available.width()), min(800, available.height()))
+    if window.lessons.lesson is None and not present:
+        window.lesson_bar.start_card.offer()     # free exploration: what to try first (until dismissed)
     window.show()
     if present:
         window.presentation.enter()

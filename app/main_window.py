@@ -3,28 +3,32 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QGroupBox, QLabel, QMainWindow, QSplitter, QStackedWidget, QToolBar,
                                QVBoxLayout, QWidget)
 
-from core.formats.lesson import list_lessons
 from core.numbers import format_number
 
+from app import i18n
 from app.document import Document, is_lesson_file  # noqa: F401 (is_lesson_file: app.launch imports it from here)
 from app.export import Exporter
 
 from app.explorer.config_panel import ConfigPanel, InvariantsPanel
+from app.help import HelpMenu
+from app.language import LanguageMenu, WindowTexts
 from app.labs import build_lab_panel
 from app.explorer.dataflow import DataflowView
 from app.explorer.inspector import Inspector
 from app.lessons.bar import LessonBar
-from app.lessons.controller import LESSONS, LessonController
+from app.lessons.controller import LessonController
 from app.lessons.keys import StepKeys
+from app.lessons.menu import LessonsMenu
 from app.explorer.plots import PlotsPanel
 from app.presentation import PresentationController
 from app.session import Change, Session
 from app.explorer.weights_editor import WeightEditor
+from app.undo_actions import UndoRedoActions
 
 
 def _boxed(title: str, widget: QWidget, name: str) -> QGroupBox:
@@ -109,6 +113,7 @@ class MainWindow(QMainWindow):
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         session.changed.connect(self._on_changed)
         self.presentation = PresentationController(self)     # F5, Esc, B, 1–9, interface zoom, themes
+        self.presentation.activeChanged.connect(lambda active: active and self.lesson_bar.start_card.hide())
         self._build_actions()
         self._refresh_status()
         self._refresh_title()
@@ -136,13 +141,8 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_actions(self) -> None:
-        stack = self.session.undo_stack
-        self.undo_action = stack.createUndoAction(self, self.tr("Undo"))
-        self.undo_action.setObjectName("actionUndo")
-        self.undo_action.setShortcut(QKeySequence.Undo)
-        self.redo_action = stack.createRedoAction(self, self.tr("Redo"))
-        self.redo_action.setObjectName("actionRedo")
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.Redo])
+        self._undo_redo = UndoRedoActions(self.session.undo_stack, self)   # the platform's keys, each once
+        self.undo_action, self.redo_action = self._undo_redo.undo, self._undo_redo.redo
         quit_action = self._action("actionQuit", self.tr("Quit"), self.close, QKeySequence.Quit)
         reset_action = self._action("actionResetAll", self.tr("Reset to the scenario as loaded"), self.session.reset_all)
         target_action = self._action("actionUseOutputAsTarget", self.tr("Use the current output as target"),
@@ -172,17 +172,10 @@ class MainWindow(QMainWindow):
         toolbar.setMovable(False)
         toolbar.addAction(self.presentation.present_action)
         self.lesson_bar.add_trailing(toolbar)
-        lesson_menu = menus.addMenu(self.tr("&Lessons"))
-        lesson_menu.setObjectName("menuLessons")
-        for lesson_id, title, path in list_lessons(LESSONS):
-            action = lesson_menu.addAction(title.get(self.language))
-            action.setObjectName(f"actionLesson_{lesson_id}")
-            action.triggered.connect(lambda _checked=False, p=path: self.open_lesson(p))
-        lesson_menu.addSeparator()
-        lesson_menu.addAction(self._action("actionNextStep", self.tr("Next step"), self.lessons.next))
-        lesson_menu.addAction(self._action("actionPreviousStep", self.tr("Previous step"), self.lessons.previous))
-        lesson_menu.addAction(self._action("actionResetStep", self.tr("Reset this step"), self.lessons.reset_step))
-        lesson_menu.addAction(self._action("actionCloseLesson", self.tr("Leave the lesson"), self.lessons.close))
+        menus.addMenu(LessonsMenu(self))
+        menus.addMenu(LanguageMenu(self))
+        menus.addMenu(HelpMenu(self, self.lesson_bar.start_card))
+        self._texts = WindowTexts(self)            # menus and actions follow a language switch
         self.addAction(self.undo_action)
         self.addAction(self.redo_action)
 
@@ -253,16 +246,24 @@ class MainWindow(QMainWindow):
         return self.document.open_lesson(path, step)
 
     # --- status ---------------------------------------------------------------------------
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.language = i18n.language()
+            self._refresh_status()
+            self._refresh_title()
+        super().changeEvent(event)
+
     def _on_changed(self, change: Change) -> None:
         if change & Change.TRACE:
+            self.statusBar().clearMessage()    # an accepted change: an earlier refusal no longer applies
             self._refresh_status()
         if change & Change.LOADED:
             self._refresh_title()
 
     def _refresh_status(self) -> None:
         mse = self.session.mse
-        self.mse_label.setText(self.tr("MSE %1").replace("%1", format_number(mse)) if mse is not None
-                               else self.tr("no targets"))
+        self.mse_label.setText(self.tr("Block output vs targets: MSE %1").replace("%1", format_number(mse))
+                               if mse is not None else self.tr("no targets"))
 
     def _refresh_title(self) -> None:
         lesson = self.lessons.lesson if hasattr(self, "lessons") else None

@@ -26,8 +26,8 @@ from core.formats.scenario import Scenario, save_scenario  # noqa: E402
 
 NAME = "gpt2-small-shape.json"
 TITLE = {
-    "zh": "GPT-2 small 一层的形状,随机权重(种子 0,float16 存储,并非训练过的 GPT-2):64 个词元,"
-          "d_model 768,12 个头 × 64,d_ff 3072",
+    "zh": "GPT-2 small 一层的形状，随机权重（种子 0，float16 存储，并非训练过的 GPT-2）：64 个词元，"
+          "d_model 768，12 个头 × 64，d_ff 3072",
     "en": "GPT-2 small's shapes with random weights (seed 0, stored as float16; not the trained GPT-2): "
           "one layer, 64 tokens, d_model 768, 12 heads × 64, d_ff 3,072",
 }

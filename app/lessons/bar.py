@@ -12,11 +12,13 @@ from PySide6.QtCore import QEvent, QSignalBlocker, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app import i18n
 from app.lessons.controller import LESSONS, LessonController
 from app.session import Change
+from app.start_card import StartCard
 from app.widgets.appearance import appearance
 from app.widgets.inert import escaped
-from core.formats.lesson import list_lessons
+from core.formats.lesson import Text, list_lessons
 
 
 class LessonBar(QWidget):
@@ -32,9 +34,11 @@ class LessonBar(QWidget):
         self.picker.setObjectName("lessonPicker")
         self.picker.setMinimumContentsLength(18)
         self.picker.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-        self.picker.addItem(self.tr("Free exploration (no lesson)"), None)
+        self.picker.addItem("", None)                   # "Free exploration", in retranslate()
+        self._titles: list[Text] = []                    # the lessons' titles, item 1 onwards
         for lesson_id, title, path in list_lessons(LESSONS):
             self.picker.addItem(title.get(language), str(path))
+            self._titles.append(title)
         self.picker.activated.connect(self._picked)
         self.steps = QComboBox()
         self.steps.setObjectName("lessonStepCombo")
@@ -43,15 +47,14 @@ class LessonBar(QWidget):
         self.steps.activated.connect(controller.go)
         self.counter = QLabel()
         self.counter.setObjectName("lessonCounter")
-        self.previous = QPushButton(self.tr("◀ Previous"))
+        self.previous = QPushButton()
         self.previous.setObjectName("lessonPrevious")
         self.previous.clicked.connect(controller.previous)
-        self.next = QPushButton(self.tr("Next ▶"))
+        self.next = QPushButton()
         self.next.setObjectName("lessonNext")
         self.next.clicked.connect(controller.next)
-        self.reset = QPushButton(self.tr("Reset this step"))
+        self.reset = QPushButton()
         self.reset.setObjectName("lessonResetStep")
-        self.reset.setToolTip(self.tr("Forget your edits at this step and show it as the lesson wrote it"))
         self.reset.clicked.connect(controller.reset_step)
         self.leave = QPushButton()
         self.leave.setObjectName("lessonLeavePresentation")
@@ -70,10 +73,11 @@ class LessonBar(QWidget):
         self.question.setObjectName("lessonQuestion")
         self.question.setWordWrap(True)
         self.question.setTextFormat(Qt.PlainText)      # lesson text is data: "<img …>" is shown, never loaded
-        self.show_answer = QPushButton(self.tr("Show the answer"))
+        self.show_answer = QPushButton()
         self.show_answer.setObjectName("lessonShowAnswer")
         self.show_answer.setFocusPolicy(Qt.NoFocus)
-        self.show_answer.clicked.connect(self._reveal)
+        self.show_answer.setCheckable(True)             # a toggle: show the answer, hide it again
+        self.show_answer.toggled.connect(self._answer_toggled)
         self.answer = QLabel()
         self.answer.setObjectName("lessonAnswer")
         self.answer.setWordWrap(True)
@@ -98,6 +102,11 @@ class LessonBar(QWidget):
         layout.addWidget(self.caption)
         layout.addLayout(asked)
         layout.addWidget(self.answer)
+        self.start_card = StartCard(self)
+        self.start_card.openLesson.connect(self._open_first_lesson)
+        if isinstance(window, QWidget):
+            # over the work area: it takes no room of its own
+            self.start_card.float_below(self, window, getattr(window, "work", None))
         appearance().changed.connect(self._restyle)
         self._restyle()
 
@@ -106,7 +115,36 @@ class LessonBar(QWidget):
         session.changed.connect(lambda change: change & Change.TRACE and self._render())
         session.undo_stack.cleanChanged.connect(self._clean_changed)   # the "(your edits)" mark
         self._answer_shown = False
+        self.retranslate()
         self._lesson_changed()
+
+    # --- language -------------------------------------------------------------------------
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.language = i18n.language()
+            self.retranslate()
+            self._retranslate_presentation()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Every text of the bar in the current language: buttons, the picker's lesson titles,
+        the step titles, the caption, question and answer (re-rendered from the live trace)."""
+        self.picker.setItemText(0, self.tr("Free exploration (no lesson)"))
+        for position, title in enumerate(self._titles, start=1):
+            self.picker.setItemText(position, title.get(self.language))
+        self.previous.setText(self.tr("◀ Previous"))
+        self.next.setText(self.tr("Next ▶"))
+        self.reset.setText(self.tr("Reset this step"))
+        self.reset.setToolTip(self.tr("Forget your edits at this step and show it as the lesson wrote it"))
+        self._answer_button_text()
+        lesson = self.controller.lesson
+        if lesson is not None and self.steps.count() == len(lesson.steps):
+            for number, step in enumerate(lesson.steps, start=1):
+                self.steps.setItemText(number - 1, f"{number}. {step.title.get(self.language)}")
+            self._render()
+
+    def _answer_button_text(self) -> None:
+        self.show_answer.setText(self.tr("Hide the answer") if self._answer_shown else self.tr("Show the answer"))
 
     # --- presentation mode and the theme --------------------------------------------------------
     def set_presenting(self, presenting: bool) -> None:
@@ -146,11 +184,6 @@ class LessonBar(QWidget):
             label.setFont(font)
         self._render()
 
-    def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        super().changeEvent(event)
-        if event.type() == QEvent.LanguageChange:
-            self._retranslate_presentation()
-
     def add_trailing(self, widget: QWidget) -> None:
         """Put a widget at the end of the bar's top row (the window's toolbar lives here, so it
         costs no row of its own on a 768-pixel projector)."""
@@ -170,6 +203,11 @@ class LessonBar(QWidget):
             return
         self.window.open_lesson(Path(path))
 
+    def _open_first_lesson(self) -> None:
+        if self.picker.count() > 1:
+            self.picker.setCurrentIndex(1)
+            self._picked(1)
+
     def _lesson_changed(self) -> None:
         lesson = self.controller.lesson
         active = lesson is not None
@@ -182,8 +220,10 @@ class LessonBar(QWidget):
             position = self.picker.findData(str(lesson.path))
             if position < 0:
                 self.picker.addItem(lesson.title.get(self.language), str(lesson.path))
+                self._titles.append(lesson.title)
                 position = self.picker.count() - 1
             self.picker.setCurrentIndex(position)
+            self.start_card.hide()                     # a lesson is what the card suggested
         else:
             self.picker.setCurrentIndex(0)
             self.question.hide()
@@ -196,7 +236,7 @@ class LessonBar(QWidget):
         self.counter.setText(f"{controller.index + 1} / {len(controller.lesson)}")
         self.previous.setEnabled(controller.index > 0)
         self.next.setEnabled(controller.index < len(controller.lesson) - 1)
-        self._answer_shown = False
+        self._set_answer_shown(False)
         self._render()
 
     def _clean_changed(self, _clean: bool) -> None:
@@ -204,9 +244,17 @@ class LessonBar(QWidget):
         if shiboken6.isValid(self.controller.session.undo_stack) and shiboken6.isValid(self.caption):
             self._render()
 
-    def _reveal(self) -> None:
-        self._answer_shown = True
+    def _answer_toggled(self, shown: bool) -> None:
+        self._answer_shown = shown
+        self._answer_button_text()
         self._render()
+
+    def _set_answer_shown(self, shown: bool) -> None:
+        """A new step starts with its answer hidden (without rendering twice)."""
+        with QSignalBlocker(self.show_answer):
+            self.show_answer.setChecked(shown)
+        self._answer_shown = shown
+        self._answer_button_text()
 
     def _render(self) -> None:
         """Captions read the live trace, so their numbers follow every edit."""
@@ -221,7 +269,7 @@ class LessonBar(QWidget):
         self.caption.setText(f"<b>{_html(title)}</b>{mark}<br>{_html(caption)}")
         question = step.render("question", self.language, trace)
         self.question.setVisible(question is not None)
-        self.show_answer.setVisible(question is not None and not self._answer_shown)
+        self.show_answer.setVisible(question is not None)
         self.answer.setVisible(question is not None and self._answer_shown)
         if question is not None:
             self.question.setText(self.tr("Question: %1").replace("%1", question))

@@ -60,7 +60,7 @@ def random_scenario(T: int, d_model: int, n_heads: int, d_head: int, d_ff: int, 
     tokens = tuple(f"t{i}" for i in range(T))
     if title is None:
         shape = f"{T} tokens, d_model {d_model}, {n_heads} heads × {d_head}, d_ff {d_ff}"
-        title = {"zh": f"随机权重(种子 {seed}):{T} 个词元,d_model {d_model},{n_heads} 个头 × {d_head},d_ff {d_ff}",
+        title = {"zh": f"随机权重（种子 {seed}）：{T} 个词元，d_model {d_model}，{n_heads} 个头 × {d_head}，d_ff {d_ff}",
                  "en": f"Random weights (seed {seed}): {shape}"}
     return Scenario(block, tokens, inputs, weights, target_array, dict(title))
 

@@ -114,11 +114,11 @@ GENERATIONS = COLUMN_IDS                 # every column has a preset of the same
 @lru_cache(maxsize=1)
 def columns() -> tuple[Column, ...]:
     return (
-        Column("original", "2017", _text("原版(Vaswani 等)", "The original (Vaswani et al.)")),
+        Column("original", "2017", _text("原版（Vaswani 等）", "The original (Vaswani et al.)")),
         Column("gpt2", "2019", _text("GPT-2(OpenAI)", "GPT-2 (OpenAI)")),
-        Column("llama", "2020–2023", _text("Llama 式(Shazeer 2020 起)", "Llama-style (from Shazeer 2020)")),
+        Column("llama", "2020–2023", _text("Llama 式（Shazeer 2020 起）", "Llama-style (from Shazeer 2020)")),
         Column("anchor", "2025–2026", _text("锚点模型 Qwen3.8", "The anchor model, Qwen3.8")),
-        Column("divergence", "2026", _text("各走各路(C15 展开)", "Divergence (C15)")),
+        Column("divergence", "2026", _text("各走各路（C15 展开）", "Divergence (C15)")),
     )
 
 
@@ -146,9 +146,9 @@ def table() -> tuple[Cell, ...]:
     return (
         # FFN ------------------------------------------------------------------------------
         _cell("ffn", "original",
-              ("两个矩阵夹一个 ReLU,中间层是 d 的 4 倍:d = 512 时 d_ff = 2048。",
+              ("两个矩阵夹一个 ReLU，中间层是 d 的 4 倍：d = 512 时 d_ff = 2048。",
                "Two matrices with a ReLU between them, the hidden layer 4 × d wide: d_ff = 2048 at d = 512."),
-              ("想更好只能花参数加宽:d_ff 取 1024 / 2048 / 4096,开发集困惑度 5.12 / 4.92 / 4.75,"
+              ("想更好只能花参数加宽：d_ff 取 1024 / 2048 / 4096，开发集困惑度 5.12 / 4.92 / 4.75，"
                "模型 53M / 65M / 90M 个参数。",
                "Better only by buying width with parameters: d_ff 1024 / 2048 / 4096 gives dev perplexity "
                "5.12 / 4.92 / 4.75 with 53M / 65M / 90M parameters."),
@@ -157,35 +157,35 @@ def table() -> tuple[Cell, ...]:
                F("90M", 90e6, "vaswani2017")),
               ("vaswani2017",), "original", None),
         _cell("ffn", "gpt2",
-              ("还是两个矩阵,激活换成 GELU(GPT-2 用 tanh 近似);GPT-2 small 为 768 → 3,072。",
+              ("还是两个矩阵，激活换成 GELU（GPT-2 用 tanh 近似）；GPT-2 small 为 768 → 3,072。",
                "Still two matrices, the activation now GELU (GPT-2 uses the tanh approximation); "
                "768 → 3,072 in GPT-2 small."),
-              ("参数一样多时仍输给门控 FFN:T5-base 上留出集对数困惑度 GELU 1.983,SwiGLU 1.944(越低越好)。",
+              ("参数一样多时仍输给门控 FFN：T5-base 上留出集对数困惑度 GELU 1.983，SwiGLU 1.944（越低越好）。",
                "With the same parameters it still loses to a gated FFN: held-out log-perplexity on T5-base, "
                "GELU 1.983 against SwiGLU 1.944 (lower is better)."),
               (F("3,072", 3072, "radford2019"), F("1.983", 1.983, "shazeer2020"), F("1.944", 1.944, "shazeer2020")),
               ("radford2019", "shazeer2020"), "gpt2", None),
         _cell("ffn", "llama",
-              ("SwiGLU 三个矩阵:SiLU(x·W_gate) ⊙ (x·W_up) 再乘 W_down;中间宽取 8d/3,参数和 4d 的两矩阵 FFN 一样多。"
-               "DeepSeek-LLM-67B:8,192 → 22,016(8d/3 向上取到 256 的倍数)。",
+              ("SwiGLU 三个矩阵：SiLU(x·W_gate) ⊙ (x·W_up) 再乘 W_down；中间宽取 8d/3，参数和 4d 的两矩阵 FFN 一样多。"
+               "DeepSeek-LLM-67B：8,192 → 22,016（8d/3 向上取到 256 的倍数）。",
                "SwiGLU, three matrices: SiLU(x·W_gate) ⊙ (x·W_up), then W_down; hidden width 8d/3, so it has the "
                "parameters of a 4d two-matrix FFN. DeepSeek-LLM-67B: 8,192 → 22,016 (8d/3 rounded up to a "
                "multiple of 256)."),
-              ("8d/3 只是为公平对照而做的换算;真实模型按预算另取宽度。",
+              ("8d/3 只是为公平对照而做的换算；真实模型按预算另取宽度。",
                "8d/3 is only the conversion for a fair comparison; real models choose the width by budget."),
               (F("22,016", 22016, "deepseek2024", "parameters"),),
               ("shazeer2020", "deepseek2024"), "llama", "parameters"),
         _cell("ffn", "anchor",
-              ("SwiGLU,5,120 → 17,408,即 3.4 d,不是 8d/3;FFN 占全模型参数的 61.6%。",
+              ("SwiGLU,5,120 → 17,408，即 3.4 d，不是 8d/3；FFN 占全模型参数的 61.6%。",
                "SwiGLU, 5,120 → 17,408: 3.4 d, not 8d/3; the FFN holds 61.6 % of all parameters."),
-              ("输出没有上界:SiLU(10) × 10 = 99.995,输入再大,低精度就会溢出。",
+              ("输出没有上界：SiLU(10) × 10 = 99.995，输入再大，低精度就会溢出。",
                "Its output has no upper bound: SiLU(10) × 10 = 99.995, and with larger inputs low precision "
                "overflows."),
               (F("17,408", 17408, "anchor", "parameters"), F("3.4", 3.4, "anchor", "parameters"),
                F("61.6 %", 0.616, "anchor"), F("99.995", 99.995, "computed", "swiglu_overflow")),
               ("anchor",), "anchor", "swiglu_overflow"),
         _cell("ffn", "divergence",
-              ("给 SwiGLU 封顶:gpt-oss 截在 7,DeepSeek V4 截在 10,Kimi K3 用软封顶的 SiTU-GLU;"
+              ("给 SwiGLU 封顶：gpt-oss 截在 7，DeepSeek V4 截在 10，Kimi K3 用软封顶的 SiTU-GLU；"
                "再往后把 FFN 拆成许多小 FFN(MoE,C11)。",
                "Cap SwiGLU: gpt-oss clips at 7, DeepSeek V4 at 10, Kimi K3 caps it softly (SiTU-GLU); "
                "beyond that, split the FFN into many small ones (MoE, C11)."),
@@ -194,87 +194,87 @@ def table() -> tuple[Cell, ...]:
               ("frontier",), "divergence", "swiglu_overflow"),
         # residual -------------------------------------------------------------------------
         _cell("residual", "original",
-              ("每个子层都写回 x + F(x):ResNet(2015)的捷径搬进了 Transformer。",
+              ("每个子层都写回 x + F(x)：ResNet(2015)的捷径搬进了 Transformer。",
                "Every sub-layer writes back x + F(x): ResNet's 2015 shortcut, carried into the Transformer."),
-              ("残差流越加越大:128 次方差为 1 的独立写入之后,标准差是 √129 = 11.36。",
+              ("残差流越加越大：128 次方差为 1 的独立写入之后，标准差是 √129 = 11.36。",
                "The stream keeps growing: after 128 independent writes of variance 1 its standard deviation "
                "is √129 = 11.36."),
               (F("128", 128, "assumption"), F("11.36", math.sqrt(129), "assumption", "residual_growth")),
               ("he2015", "assumption"), "original", "residual_growth"),
         _cell("residual", "gpt2",
-              ("写回残差流的输出投影在初始化时缩小为 1/√N(N 为写入次数);本课程的小模型:0.02 ÷ √8 = 0.00707。",
+              ("写回残差流的输出投影在初始化时缩小为 1/√N（N 为写入次数）；本课程的小模型：0.02 ÷ √8 = 0.00707。",
                "Output projections that write into the stream start 1/√N smaller (N = the number of writes); "
                "in the course's small model 0.02 ÷ √8 = 0.00707."),
-              ("一条 d 维的流要承载所有层的读和写,层数多了就成了瓶颈(各家自述)。",
+              ("一条 d 维的流要承载所有层的读和写，层数多了就成了瓶颈（各家自述）。",
                "One d-wide stream carries every layer's reads and writes; with many layers it becomes the "
                "bottleneck (as the labs themselves report)."),
               (F("0.00707", 0.02 / math.sqrt(8), "project", "residual_growth"),),
               ("radford2019", "project"), "gpt2", "residual_growth"),
         _cell("residual", "llama",
-              ("普通残差,和 GPT-2 一样。", "A plain residual, as in GPT-2."),
+              ("普通残差，和 GPT-2 一样。", "A plain residual, as in GPT-2."),
               None, (), (), "llama", None),
         _cell("residual", "anchor",
-              ("仍是普通残差:64 层 × 每层 2 个子层 = 128 次写入,正是 √129 的那个数。",
+              ("仍是普通残差：64 层 × 每层 2 个子层 = 128 次写入，正是 √129 的那个数。",
                "Still a plain residual: 64 layers × 2 sub-layers = 128 writes, exactly the √129 case."),
               None,
               (F("128", 128, "anchor", "residual_growth"),),
               ("anchor",), "anchor", "residual_growth"),
         _cell("residual", "divergence",
-              ("把一条流加宽成 4 条(mHC、Gated Residual),或让每层对前面所有层的输出做注意力(AttnRes)。",
+              ("把一条流加宽成 4 条（mHC、Gated Residual），或让每层对前面所有层的输出做注意力（AttnRes）。",
                "Widen the one stream into 4 (mHC, Gated Residual), or let each layer attend over the outputs "
                "of all earlier layers (AttnRes)."),
               None, (), (), None, None),
         # normalization --------------------------------------------------------------------
         _cell("norm", "original",
-              ("LayerNorm(2016):用每个 token 自己的统计量归一,取代按批统计的 BatchNorm;放在残差相加之后(Post-LN)。",
+              ("LayerNorm(2016)：用每个 token 自己的统计量归一，取代按批统计的 BatchNorm；放在残差相加之后（Post-LN）。",
                "LayerNorm (2016): each token normalized by its own statistics, replacing BatchNorm's per-batch "
                "ones; placed after the residual sum (Post-LN)."),
-              ("训练离不开学习率 warmup(原因在 C8 揭晓)。",
+              ("训练离不开学习率 warmup（原因在 C8 揭晓）。",
                "Training cannot do without a learning-rate warmup (why: C8)."),
               (), ("ba2016",), "original", "placement"),
         _cell("norm", "gpt2",
-              ("LayerNorm 移到每个子层的入口(Pre-LN),最后再加一个 LayerNorm。",
+              ("LayerNorm 移到每个子层的入口（Pre-LN），最后再加一个 LayerNorm。",
                "LayerNorm moves to each sub-layer's entry (Pre-LN), with one more LayerNorm at the end."),
-              ("还要减均值、还带偏置 β;Zhang & Sennrich 认为平移不变性可以不要。",
+              ("还要减均值、还带偏置 β；Zhang & Sennrich 认为平移不变性可以不要。",
                "It still subtracts the mean and carries a bias β; Zhang & Sennrich argue the re-centring "
                "can go."),
               (), ("radford2019", "zhang2019"), "gpt2", "placement"),
         _cell("norm", "llama",
-              ("Pre-RMSNorm:只除以均方根,没有 β。",
+              ("Pre-RMSNorm：只除以均方根，没有 β。",
                "Pre-RMSNorm: divide by the root mean square only; no β."),
-              ("增益 g 从 1 开始,weight decay 却一直把它往 0 拉。",
+              ("增益 g 从 1 开始，weight decay 却一直把它往 0 拉。",
                "The gain g starts at 1, yet weight decay keeps pulling it towards 0."),
               (), ("zhang2019",), "llama", "gain_decay"),
         _cell("norm", "anchor",
-              ("零中心 RMSNorm:乘 1 + w,w 从 0 开始,ε = 1e-6;q 和 k 再各过一次 RMSNorm(QK-Norm)。",
+              ("零中心 RMSNorm：乘 1 + w，w 从 0 开始，ε = 1e-6；q 和 k 再各过一次 RMSNorm(QK-Norm)。",
                "Zero-centred RMSNorm: multiply by 1 + w, w starting at 0, ε = 1e-6; q and k each pass through "
                "an RMSNorm of their own (QK-Norm)."),
               None,
               (F("1e-6", 1e-6, "anchor"),),
               ("anchor",), "anchor", "gain_decay"),
         _cell("norm", "divergence",
-              ("OLMo 2 把归一化挪到子层的输出端;DeepSeek V4 用 QKV RMSNorm 取代 QK-Clip(C8)。",
+              ("OLMo 2 把归一化挪到子层的输出端；DeepSeek V4 用 QKV RMSNorm 取代 QK-Clip(C8)。",
                "OLMo 2 moves the norm to each sub-layer's output; DeepSeek V4 replaces QK-Clip with a QKV "
                "RMSNorm (C8)."),
               None, (), (), None, None),
         # gating ---------------------------------------------------------------------------
         _cell("gating", "original",
-              ("没有门。GLU 在 2016 年已经提出,但用在卷积语言模型里。",
+              ("没有门。GLU 在 2016 年已经提出，但用在卷积语言模型里。",
                "No gate. GLU had been proposed in 2016, but for convolutional language models."),
               None, (), ("dauphin2016",), "original", None),
         _cell("gating", "gpt2",
               ("没有门。", "No gate."),
               None, (), (), "gpt2", None),
         _cell("gating", "llama",
-              ("门在 FFN 里:SwiGLU = SiLU(x·W_gate) ⊙ (x·W_up)。",
+              ("门在 FFN 里：SwiGLU = SiLU(x·W_gate) ⊙ (x·W_up)。",
                "The gate sits in the FFN: SwiGLU = SiLU(x·W_gate) ⊙ (x·W_up)."),
-              ("注意力的 softmax 必须分完 100%:Qwen 的 15B MoE 实验里,第一个 token 平均拿走 46.7% 的注意力。",
+              ("注意力的 softmax 必须分完 100%：Qwen 的 15B MoE 实验里，第一个 token 平均拿走 46.7% 的注意力。",
                "Attention's softmax has to hand out 100 %: in Qwen's 15B MoE experiments the first token takes "
                "46.7 % of the attention on average."),
               (F("46.7 %", 0.467, "qiu2025", "attention_sink"),),
               ("shazeer2020", "qiu2025"), "llama", "attention_sink"),
         _cell("gating", "anchor",
-              ("注意力输出也加门:q_proj 5,120 → 12,288 = 2 × 6,144,一半是 q,一半过 sigmoid 当门;"
+              ("注意力输出也加门：q_proj 5,120 → 12,288 = 2 × 6,144，一半是 q，一半过 sigmoid 当门；"
                "第一个 token 的占比降到 4.8%。",
                "A gate on attention's output too: q_proj 5,120 → 12,288 = 2 × 6,144, half of it q, half through "
                "a sigmoid as the gate; the first token's share falls to 4.8 %."),
@@ -283,7 +283,7 @@ def table() -> tuple[Cell, ...]:
                F("4.8 %", 0.048, "qiu2025", "attention_sink")),
               ("anchor", "qiu2025"), "anchor", "attention_sink"),
         _cell("gating", "divergence",
-              ("Kimi K3 的 Gated MLA;Qwen3.8-Flash-Next 把线性注意力的输出门也换成 sigmoid(C11)。",
+              ("Kimi K3 的 Gated MLA；Qwen3.8-Flash-Next 把线性注意力的输出门也换成 sigmoid(C11)。",
                "Kimi K3's Gated MLA; Qwen3.8-Flash-Next switches its linear attention's output gate to a "
                "sigmoid too (C11)."),
               None, (), (), None, None),
@@ -343,24 +343,24 @@ def preset_config(generation: str) -> BlockConfig:
 @lru_cache(maxsize=1)
 def generations() -> tuple[Generation, ...]:
     return (
-        Generation("original", _text("2017 原版:Post-LN、ReLU、d_ff = 4d", "2017 original: Post-LN, ReLU, d_ff = 4d"),
-                   _text("本课的默认块,FFN 加宽到 4d = 16;每个 token 看得到所有 token(编码器)。",
+        Generation("original", _text("2017 原版：Post-LN、ReLU、d_ff = 4d", "2017 original: Post-LN, ReLU, d_ff = 4d"),
+                   _text("本课的默认块，FFN 加宽到 4d = 16；每个 token 看得到所有 token（编码器）。",
                          "The lesson's default block with the FFN widened to 4d = 16; every token sees every "
                          "token (an encoder).")),
-        Generation("gpt2", _text("2019 GPT-2:Pre-LN、GELU(tanh)", "2019 GPT-2: Pre-LN, GELU (tanh)"),
-                   _text("LayerNorm 移到子层入口,ReLU 换成 GELU 的 tanh 近似;因果掩码(解码器)。",
+        Generation("gpt2", _text("2019 GPT-2：Pre-LN、GELU(tanh)", "2019 GPT-2: Pre-LN, GELU (tanh)"),
+                   _text("LayerNorm 移到子层入口，ReLU 换成 GELU 的 tanh 近似；因果掩码（解码器）。",
                          "LayerNorm moves to each sub-layer's entry, ReLU becomes GELU's tanh approximation; "
                          "a causal mask (a decoder).")),
-        Generation("llama", _text("Llama 式:Pre-RMSNorm、SwiGLU、8d/3", "Llama-style: Pre-RMSNorm, SwiGLU, 8d/3"),
-                   _text("RMSNorm 不减均值、没有 β;FFN 变成 SwiGLU,中间宽 int(8·4/3) = 10。",
+        Generation("llama", _text("Llama 式：Pre-RMSNorm、SwiGLU、8d/3", "Llama-style: Pre-RMSNorm, SwiGLU, 8d/3"),
+                   _text("RMSNorm 不减均值、没有 β；FFN 变成 SwiGLU，中间宽 int(8·4/3) = 10。",
                          "RMSNorm: no mean, no β; the FFN becomes SwiGLU, hidden width int(8·4/3) = 10.")),
-        Generation("anchor", _text("锚点模型:零中心 RMSNorm、QK-Norm、输出门",
+        Generation("anchor", _text("锚点模型：零中心 RMSNorm、QK-Norm、输出门",
                                    "Anchor model: zero-centred RMSNorm, QK-Norm, output gate"),
-                   _text("增益变成 1 + w(w 从 0 开始),ε = 1e-6;q、k 各过一次 RMSNorm;每个头的 z 乘以 sigmoid 门。",
+                   _text("增益变成 1 + w（w 从 0 开始），ε = 1e-6；q、k 各过一次 RMSNorm；每个头的 z 乘以 sigmoid 门。",
                          "Gains become 1 + w (w starts at 0), ε = 1e-6; q and k each pass an RMSNorm; each "
                          "head's z is multiplied by a sigmoid gate.")),
-        Generation("divergence", _text("2026 分歧:截断的 SwiGLU(上限 7)", "2026 divergence: clamped SwiGLU (limit 7)"),
-                   _text("锚点模型的块,SwiGLU 的门值 ≤ 7、up 值在 ±7 之内(gpt-oss 的做法)。",
+        Generation("divergence", _text("2026 分歧：截断的 SwiGLU（上限 7）", "2026 divergence: clamped SwiGLU (limit 7)"),
+                   _text("锚点模型的块，SwiGLU 的门值 ≤ 7、up 值在 ±7 之内（gpt-oss 的做法）。",
                          "The anchor block with SwiGLU's gate ≤ 7 and its up values within ±7 (gpt-oss's way).")),
     )
 

@@ -181,7 +181,7 @@ def test_options_and_checks_switch_language_live(qtbot, panel, session):
     try:
         attention = find(panel, QCheckBox, "configAttention")
         settle(lambda: attention.text() == "注意力")
-        assert find(panel, QComboBox, "configPlacement").currentText().startswith("post-norm(")
+        assert find(panel, QComboBox, "configPlacement").currentText().startswith("post-norm（")
         assert "方差" in find(panel, QLabel, "invariant_ln2.var").text()
         assert find(panel, QComboBox, "configNorm").currentData() == session.config.norm
     finally:

@@ -321,8 +321,8 @@ def test_the_panel_follows_the_language(panel, qtbot):
         settle(lambda: panel.tabs.tabText(0) == "演进表")
         assert panel.title() == "一个块的五代"
         card = panel.table.cards[("residual", "original")]
-        assert plain(card.stuck.text()).startswith("卡在:") and "√129 = 11.36" in plain(card.stuck.text())
-        assert "Vaswani 等 2017,表 3" in plain(panel.table.cards[("ffn", "original")].sources.text())
+        assert plain(card.stuck.text()).startswith("卡在：") and "√129 = 11.36" in plain(card.stuck.text())
+        assert "Vaswani 等 2017，表 3" in plain(panel.table.cards[("ffn", "original")].sources.text())
     finally:
         i18n.install("en")
     settle(lambda: panel.tabs.tabText(0) == "Table")

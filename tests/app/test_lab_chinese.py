@@ -132,7 +132,7 @@ def test_the_two_neuron_labs_refusal_in_chinese(qtbot, chinese):
     assert session.set_config(norm="layernorm", d_ff=3)
     message = panel.findChild(QLabel, "xorMismatch")
     assert message.isVisible()
-    assert "归一化 = LayerNorm(实验需要 无)" in message.text() and "d_ff = 3(实验需要 2)" in message.text()
+    assert "归一化 = LayerNorm（实验需要 无）" in message.text() and "d_ff = 3（实验需要 2）" in message.text()
     assert stray_english(panel) == set()
     panel.close()
 

@@ -82,7 +82,7 @@ def test_the_bias_part_alone_finds_the_first_flip(qtbot, xor_session):
     part.refresh()
     part.findChild(QSlider, "xorBiasSlider").setValue(-75)
     assert xor_session.tensor("b_in")[1] == -0.75
-    assert "好吃, 不难吃" in plain(part.flip_label.text()) and "b = −0.75" in plain(part.flip_label.text())
+    assert "好吃 “tasty”, 不难吃 “not awful”" in plain(part.flip_label.text()) and "b = −0.75" in plain(part.flip_label.text())
     assert list(part.bias_flip_point.getData()[0]) == pytest.approx([-0.75, -0.75])
 
 

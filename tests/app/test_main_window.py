@@ -65,12 +65,12 @@ def test_edit_menu_actions_reach_the_session(blocklab_open):
     lab = blocklab_open(SCENARIOS / "r45-ffn.json")
     action = lambda name: lab.find(QAction, name)  # noqa: E731
     menus = [a.text().replace("&", "") for a in lab.window.menuBar().actions()]
-    assert menus == ["File", "Edit", "View", "Lessons"]
+    assert menus == ["File", "Edit", "View", "Lessons", "Language", "Help"]
     assert lab.mse is None
     assert lab.find(QLabel, "statusMse").text() == "no targets"
     action("actionUseOutputAsTarget").trigger()
     assert lab.mse == 0.0
-    assert lab.find(QLabel, "statusMse").text() == "MSE 0.000000"
+    assert lab.find(QLabel, "statusMse").text() == "Block output vs targets: MSE 0.000000"
     lab.set_weight("W_in", (0, 0), "2")
     assert lab.mse > 0
     action("actionResetAll").trigger()

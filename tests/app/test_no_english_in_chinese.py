@@ -1,4 +1,4 @@
-"""No stray English in the Chinese window.
+"""No stray English in the Chinese window, and no string without its Chinese translation.
 
 One window, in Chinese, walked the way a learner sees it: the explorer on the default block,
 then every step of every shipped lesson (the lab panels the steps show included, and every
@@ -16,6 +16,7 @@ LayerNorm, softmax, FFN, token …, see the seeds), and units.
 from __future__ import annotations
 
 import re
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -44,14 +45,18 @@ ALLOWED = {
     # file formats and the library a script uses, named as a Chinese text names them
     "PNG", "SVG", "CSV", "npy", "npz", "NumPy", "Python",
     # authors a caption cites by name; keys as printed on the keyboard
-    "Vaswani", "Shazeer", "Shift", "Ctrl", "Alt", "Enter", "Esc", "Space",
+    "Vaswani", "Shazeer", "Shift", "Ctrl", "Alt", "Enter", "Esc", "Space", "PgDown", "PgUp", "PageDown", "PageUp",
+    # a language's own name (the Language menu offers “English” in every language)
+    "English",
+    # the software the About box credits
+    "Python", "NumPy", "SciPy", "Qt", "pyqtgraph",
     # the generations lab: models, methods and authors by name, and the terms the seed's Chinese
     # writes in Latin letters (warmup, zero-centered, sigmoid)
     "AdamW", "AttnRes", "BatchNorm", "Dauphin", "DeepSeek", "GLU", "Hinton", "Kimi", "Kiros", "LLM", "Llama",
     "MoE", "OLMo", "OpenAI", "Post-LN", "Pre-LN", "Pre-RMSNorm", "QK-Clip", "QK-Norm", "QKV", "Qiu", "Qwen",
     "Radford", "ResNet", "Sennrich", "SiTU-GLU", "Zhang", "gpt-oss", "mHC", "sigmoid", "warmup", "zero-centered",
 }
-PHRASES = ("Block Lab", "GPT-2 small",    # names: the product, a model
+PHRASES = ("Block Lab", "GPT-2 small", "从0训练LLM",    # names: the product, a model, the seeds' course
            "weight decay", "Gated Residual", "Gated MLA", "He 等", "Ba 等", "Ba、")
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.'’\-]*")
 
@@ -218,6 +223,8 @@ def findings(qapp):
     from app import i18n
     from app.launch import build_window
 
+    i18n.catalog().misses.clear()               # what this walk looks up and does not find
+    i18n.catalog().hits.clear()
     app, window = build_window(Path(default_scenario()), "zh")
     found: dict[str, dict[str, list[str]]] = {}
     try:
@@ -226,8 +233,20 @@ def findings(qapp):
         app.processEvents()
         seen: set[int] = set()
         explorer: dict[str, list[str]] = defaultdict(list)
+        window.lesson_bar.start_card.show()     # the start card, as on a first start
+        app.processEvents()
         _walk(window, "explorer", explorer)
         _walk_every_tab(window, app, "explorer", explorer, seen)
+        window.lesson_bar.start_card.hide()
+        session = window.session                # an edit: the Edit menu names what Undo would undo
+        session.set_value("W_in", (0, 0), 0.5)
+        _walk(window, "explorer after an edit", explorer)
+        session.undo_stack.undo()               # … and Redo; back to the file as opened (no unsaved question)
+        _walk(window, "explorer after an undo", explorer)
+        for dialog in _help_dialogs(window):    # the Help menu's dialogs, each walked once
+            app.processEvents()
+            _walk_dialog(dialog, explorer)
+            dialog.close()
         found["explorer"] = explorer
         for lesson_id, _title, path in list_lessons(lessons_dir()):
             lesson_found: dict[str, list[str]] = defaultdict(list)
@@ -238,13 +257,39 @@ def findings(qapp):
                 where = f"{lesson_id} step {step + 1}"
                 _walk(window, where, lesson_found)
                 _walk_every_tab(window, app, where, lesson_found, seen)
+                answer = window.lesson_bar.show_answer
+                if answer.isVisible():                  # the answer shown, and its button's "hide"
+                    answer.click()
+                    app.processEvents()
+                    _walk(window, f"{where}, answer shown", lesson_found)
+                    answer.click()
             found[lesson_id] = lesson_found
         found["walked labs"] = set(window.labs)
+        found["misses"] = set(i18n.catalog().misses)
+        found["hits"] = set(i18n.catalog().hits)
         yield found
     finally:
         window.close()
         window.deleteLater()
         i18n.install("en")
+
+
+def _help_dialogs(window):
+    from app.help import HelpMenu
+    menu = window.findChild(HelpMenu)
+    yield menu.show_shortcuts()
+    yield menu.show_about()
+
+
+def _walk_dialog(dialog, findings) -> None:
+    for widget in [dialog, *dialog.findChildren(QWidget)]:
+        if not widget.isVisible():
+            continue
+        for text in _widget_texts(widget) + [widget.windowTitle() if widget is dialog else ""]:
+            words = stray_words(text)
+            if words:
+                findings["explorer"].append(f"dialog {dialog.objectName()}: {widget.objectName() or '(no name)'} "
+                                            f"[{type(widget).__name__}] {words} in {text!r}")
 
 
 def _report(lines: list[str]) -> str:
@@ -269,10 +314,7 @@ def test_lesson_steps_in_chinese_have_no_english_outside_the_labs(findings, less
 
 
 # Lab panels whose strings are still being moved (app/labs/** belongs to the labs engineer).
-LAB_XFAIL = {
-    "ffn-page": "the FFN-page lab (app/labs/ffn_page.py, being split into parts by the labs engineer) still shows "
-                "'act', 'xt' and an English citation line in Chinese",
-}
+LAB_XFAIL: dict[str, str] = {}    # lab id → why its Chinese still shows English (none now)
 LABS = sorted({panel.split(".")[1] for _id, _title, path in list_lessons(lessons_dir())
                for step in load_lesson(path).steps for panel in step.panels if panel.startswith("lab.")})
 
@@ -308,3 +350,70 @@ def test_every_worded_step_term_and_label_has_chinese(qapp):
         i18n.install("en")
     bad = {source: text for source, text in shown.items() if stray_words(text)}
     assert not bad, bad
+
+
+# --- every string that came through tr() has a Chinese entry ------------------------------------
+def _app_classes() -> dict[str, type]:
+    """Every class defined in the app package, by name (tr()'s contexts are class names)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import app
+    classes: dict[str, type] = {}
+    for module_info in pkgutil.walk_packages(app.__path__, "app."):
+        module = importlib.import_module(module_info.name)
+        for name, value in vars(module).items():
+            if inspect.isclass(value) and value.__module__ == module.__name__:
+                classes[name] = value
+    return classes
+
+
+def untranslated(misses: set[tuple[str, str]], hits: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (context, source) pairs looked up in Chinese with no translation. PySide's tr() tries
+    the instance's class, then its base classes (also after a translation equal to the source,
+    such as "s" → "s"), so a miss is forgiven when a class related to it — a base or a subclass —
+    had the translation; Qt's and pyqtgraph's own contexts are theirs."""
+    classes = _app_classes()
+    lineage = {name: {base.__name__ for base in cls.__mro__} for name, cls in classes.items()}
+    hit_in = defaultdict(set)
+    for context, source in hits:
+        hit_in[source].add(context)
+    missed_in = defaultdict(set)
+    for context, source in misses:
+        missed_in[source].add(context)
+    found = []
+    for context, source in sorted(misses):
+        cls = classes.get(context)
+        if cls is not None:
+            if any(context in lineage.get(other, ()) or other in lineage[context] for other in hit_in[source]):
+                continue
+        elif context in _third_party_contexts() or context.startswith("Q") or context in ("Object", "object"):
+            continue                  # Qt's and pyqtgraph's own strings
+        bases = {other for other in missed_in[source] if other in classes and other != context
+                 and context in {base.__name__ for base in classes[other].__mro__[1:]}}
+        if bases:
+            continue                  # a base class's context, tried after its subclass's
+        found.append((context, source))
+    return found
+
+
+def _third_party_contexts() -> set[str]:
+    """Contexts of pyqtgraph's own menus and dialogs (its classes' names): not Block Lab's text."""
+    import inspect
+
+    import pyqtgraph
+    names = set()
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("pyqtgraph"):
+            names.update(name for name, value in vars(module).items() if inspect.isclass(value))
+    names.update({"Form", "PlotItem", "ViewBox", "GraphicsScene"} & set(dir(pyqtgraph)) | {"Form"})
+    return names
+
+
+def test_every_string_looked_up_on_the_chinese_screen_has_a_translation(findings):
+    """The catalog recorded every tr() the Chinese walk made (explorer, every lesson step, every
+    lab part, the start card, the Help dialogs): none may lack a Chinese entry."""
+    missing = untranslated(findings["misses"], findings["hits"])
+    assert not missing, f"{len(missing)} strings without Chinese:\n" + "\n".join(
+        f"{context}: {source!r}" for context, source in missing)

@@ -69,7 +69,8 @@ def test_parts_and_focus(lab_panel):
 def test_the_table_shows_the_seeds_data_and_the_blocks_output(lab_panel):
     session, panel = lab_panel
     panel.set_focus("ffn")
-    assert column(panel, 0) == ["好吃", "不好吃", "难吃", "不难吃"]
+    # in English each sentence carries its gloss; the tokens themselves stay Chinese (they are the data)
+    assert column(panel, 0) == ["好吃 “tasty”", "不好吃 “not tasty”", "难吃 “awful”", "不难吃 “not awful”"]
     assert column(panel, 1) == ["1", "1", "0", "0"]
     assert column(panel, 2) == ["0", "1", "0", "1"]
     assert column(panel, 3) == ["1", "0", "0", "1"]
@@ -208,8 +209,8 @@ def test_bias_slider_and_first_to_flip(lab_panel):
     assert "好吃" not in plain(flip_label) and "b = −0.76" in plain(flip_label)
     assert len(panel.part("bias").bias_flip_point.getData()[0]) == 0
     slider.setValue(-75)
-    assert "好吃, 不难吃" in plain(flip_label) and "b = −0.75" in plain(flip_label)
-    assert "Right all the way to 0: 不好吃, 难吃" in plain(flip_label)
+    assert "好吃 “tasty”, 不难吃 “not awful”" in plain(flip_label) and "b = −0.75" in plain(flip_label)
+    assert "Right all the way to 0: 不好吃 “not tasty”, 难吃 “awful”" in plain(flip_label)
     assert list(panel.part("bias").bias_flip_point.getData()[0]) == pytest.approx([-0.75, -0.75])
     slider.setValue(-50)
     assert session.tensor("b_in")[1] == -0.5
@@ -288,7 +289,7 @@ def test_chinese(lab_panel, qtbot):
         assert "均方误差" in plain(find(panel, QLabel, "xorMse"))
         assert find(panel, QTableWidget, "xorTable").horizontalHeaderItem(0).text() == "评价"
         assert column(panel, VERDICT_COLUMN)[0] == "✓ 对"
-        assert find(panel, QComboBox, "xorActivation").itemText(2) == "无(去掉)"
+        assert find(panel, QComboBox, "xorActivation").itemText(2) == "无（去掉）"
         panel.set_focus("bias")
         find(panel, QSlider, "xorBiasSlider").setValue(-60)
         assert "最先出错的是 好吃、不难吃" in plain(find(panel, QLabel, "xorFirstFlip"))

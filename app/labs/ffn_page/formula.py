@@ -92,8 +92,9 @@ class FfnFormulaPart(Part):
     def retranslate(self) -> None:
         self.heading.setText(self.tr("The position-wise feed-forward network"))
         self.original.setText(self.tr("Vaswani et al. 2017, eq. (2), with row vectors: FFN(x) = max(0, x·W₁ + b₁)·W₂ + b₂. "
-                                      "Here with our names (W_up is the explorer's W_in, W_down its W_out):"))
+                                      "Here with Block Lab's names (W_up is W_in under “Weights and inputs”, W_down is W_out):"))
         self.hint.setText(self.tr("Click any underlined term."))
+        self.term_buttons["act"].setText(self.tr("act"))      # the activation's name; the others are symbols
         self.position_note.setText(self.tr(
             "<b>Nothing here crosses positions.</b> d_ff is the width of the hidden layer. Every token's row x<sub>t</sub> "
             "goes through the same W_up and W_down on its own, so output t depends only on x<sub>t</sub>."))
@@ -136,7 +137,7 @@ class FfnFormulaPart(Part):
         return {
             "x": self.tr("<b>x</b> — one token's row of the stream entering the FFN, d numbers (here the T rows "
                          "form %1). The FFN takes the rows one at a time.").replace("%1", shapes["x"]),
-            "W_up": self.tr("<b>W_up</b> (the explorer's %1), d×d_ff = %2. Each of its d_ff columns is one reading "
+            "W_up": self.tr("<b>W_up</b> (%1 under “Weights and inputs”), d×d_ff = %2. Each of its d_ff columns is one reading "
                             "direction: x·W_up scores the token against every column at once, one score per hidden "
                             "unit.").replace("%1", EXPLORER_NAMES["W_up"]).replace("%2", shapes["W_up"]),
             "b_up": self.tr("<b>b_up</b> (%1), d_ff = %2 numbers: one threshold per hidden unit, shifting where it "
@@ -145,7 +146,7 @@ class FfnFormulaPart(Part):
             "act": self.tr("<b>act</b> — the nonlinearity, number by number: max(0, ·) (ReLU) in the 2017 paper, the "
                            "tanh approximation of GELU in GPT-2. Here: %1. Take it away and the two matrices "
                            "collapse into one linear map.").replace("%1", activation),
-            "W_down": self.tr("<b>W_down</b> (the explorer's %1), d_ff×d_out = %2. Row i is what hidden unit i adds to "
+            "W_down": self.tr("<b>W_down</b> (%1 under “Weights and inputs”), d_ff×d_out = %2. Row i is what hidden unit i adds to "
                               "the output, in proportion to how strongly it fired.")
             .replace("%1", EXPLORER_NAMES["W_down"]).replace("%2", shapes["W_down"]),
             "b_down": self.tr("<b>b_down</b> (%1), d_out = %2 numbers: a constant added to every token's output.")

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
+from app import i18n
 from app.labs.xor.common import (BIAS_NEURON, POINT_COLOUR, ROW_COLOURS, SLIDER_SCALE, TEXT_PT, WRONG_COLOUR,
                                  axis_label, esc, graphics, label, new_plot, plot_title, set_text, trimmed)
 from app.widgets.spin import session_spin, set_spin_value
@@ -90,7 +91,7 @@ class XorBiasPart(QWidget):
         plot_title(self.bias_mse_plot, self.tr("MSE"))
 
     def _names(self, rows) -> str:
-        return self.tr(", ").join(self.session.tokens[int(r)] for r in rows)
+        return self.tr(", ").join(i18n.with_gloss(self.session.tokens[int(r)]) for r in rows)
 
     def refresh(self) -> None:
         s = self.session

@@ -5,6 +5,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QButtonGroup, QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
+from app import i18n
 from app.labs.xor.common import BIAS_NEURON, FORMULA_PT, TEXT_PT, esc, label, set_text, trimmed
 from app.widgets.style import font
 from core.labs import xor as lab
@@ -74,7 +75,7 @@ class XorComputePart(QWidget):
         def activation_step(t: lab.NeuronTerms) -> str:
             return self.tr("no activation, h = z = %1").replace("%1", trimmed(t.h)) if none else t.activation_text()
 
-        lines = [self.tr("<b>%1</b>: p = %2, n = %3").replace("%1", esc(s.tokens[row]))
+        lines = [self.tr("<b>%1</b>: p = %2, n = %3").replace("%1", esc(i18n.with_gloss(s.tokens[row])))
                  .replace("%2", trimmed(x[0])).replace("%3", trimmed(x[1]))]
         focus = terms.neurons[chosen]
         lines.append(self.tr("<b>Neuron %1</b> reads p and n with its column of W_in and adds its bias:")

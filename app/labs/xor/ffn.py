@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from app import i18n
 from app.labs.xor.common import esc, label, set_text, trimmed
 from app.labs.xor.diagram import XorDiagram
 
@@ -25,5 +26,5 @@ class XorFfnPart(QWidget):
         x = s.state.inputs[row]
         set_text(self.ffn_caption, self.tr("Following <b>%1</b> (p = %2, n = %3); click a row of the table to follow "
                                            "another. Every number on the drawing can be edited.")
-                 .replace("%1", esc(s.tokens[row])).replace("%2", trimmed(x[0])).replace("%3", trimmed(x[1])))
+                 .replace("%1", esc(i18n.with_gloss(s.tokens[row]))).replace("%2", trimmed(x[0])).replace("%3", trimmed(x[1])))
         self.diagram.refresh()

@@ -6,6 +6,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
+from app import i18n
 from app.labs.xor.common import TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, plot_title, set_text, trimmed
 from app.widgets.style import DIVERGING, DIVERGING_LUT, font, limit_for
 from core.labs import xor as lab
@@ -64,7 +65,7 @@ class XorNeuronsPart(QWidget):
         layout.addWidget(self.maps_summary)
 
     def _names(self, rows) -> str:
-        return self.tr(", ").join(self.session.tokens[int(r)] for r in rows)
+        return self.tr(", ").join(i18n.with_gloss(self.session.tokens[int(r)]) for r in rows)
 
     def refresh(self) -> None:
         s = self.session
@@ -97,8 +98,10 @@ class XorNeuronsPart(QWidget):
                     if item.toPlainText() != text:
                         item.setText(text)
                     item.setPos(float(inputs[k, 0]), float(inputs[k, 1]))
-                    # labels of the top row go below their point so they stay inside the square
-                    item.setAnchor((0.5, -0.3) if inputs[k, 1] > 0.5 else (0.5, 1.3))
+                    # labels stay inside the square: the top row's below their point, the bottom
+                    # row's above it; the left column's to the right of it, the right column's to the left
+                    x_anchor = 0.0 if inputs[k, 0] < 0.25 else 1.0 if inputs[k, 0] > 0.75 else 0.5
+                    item.setAnchor((x_anchor, -0.3) if inputs[k, 1] > 0.5 else (x_anchor, 1.3))
                     item.show()
                 else:
                     item.hide()

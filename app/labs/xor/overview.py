@@ -6,6 +6,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, QSignalBlocker
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QStackedWidget, QVBoxLayout, QWidget
 
+from app import i18n
 from app.labs.xor.common import (FORMULA_PT, RIGHT_COLOUR, TABLE_DECIMALS, TEXT_PT, WRONG_COLOUR, label,
                                  set_text, trimmed)
 from app.labs.xor.state import LinearModel, TableFacts
@@ -58,6 +59,9 @@ class XorOverview(QWidget):
         self.activation_combo = QComboBox()
         self.activation_combo.setObjectName("xorActivation")
         self.activation_combo.setFont(font(TEXT_PT))
+        # the closed box may be narrower than its longest choice: the table beside it keeps its room
+        self.activation_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.activation_combo.setMinimumContentsLength(8)
         for name in ACTIVATIONS:
             self.activation_combo.addItem("", name)
         self.activation_combo.currentIndexChanged.connect(self._activation_picked)
@@ -74,6 +78,7 @@ class XorOverview(QWidget):
         self.side.addWidget(linear_side)
         self.side.addWidget(ffn_side)
         top.addWidget(self.side, 9)
+        self._linear = True                          # the table shows the line's ŷ (parts ① ②) or the FFN's
         self.retranslate()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
@@ -82,11 +87,16 @@ class XorOverview(QWidget):
         super().changeEvent(event)
 
     def retranslate(self) -> None:
-        self.table.setHorizontalHeaderLabels([self.tr("sentence"), "p", "n", self.tr("target y"), "ŷ",
+        self.table.setHorizontalHeaderLabels([self.tr("sentence"), "p", "n", self.tr("target y"), self._output_header(),
                                               self.tr("ŷ > 0.5?")])
         self.activation_title.setText(self.tr("Activation:"))
         for k, name in enumerate(ACTIVATIONS):
             self.activation_combo.setItemText(k, activation_label(name, "choice"))
+        if self.table.rowCount():
+            self.show_data()                         # the glosses beside the sentences come and go
+
+    def _output_header(self) -> str:
+        return self.tr("linear ŷ") if self._linear else self.tr("FFN ŷ")
 
     # --- the table's own columns ---------------------------------------------------------------
     def show_data(self) -> None:
@@ -94,10 +104,11 @@ class XorOverview(QWidget):
         s = self.session
         self.table.set_rows(len(s.tokens))
         for row, token in enumerate(s.tokens):
-            self.table.put(row, XorTable.SENTENCE, token)
+            self.table.put(row, XorTable.SENTENCE, i18n.with_gloss(token))   # English: 不难吃 “not awful”
             self.table.put(row, XorTable.P, trimmed(s.state.inputs[row, 0]))
             self.table.put(row, XorTable.N, trimmed(s.state.inputs[row, 1]))
             self.table.put(row, XorTable.TARGET, trimmed(s.state.targets[row, 0]))
+        self.table.fit_width()
 
     def select_row(self) -> None:
         row = self.session.selected_index("hook_resid_post")[0]
@@ -123,12 +134,20 @@ class XorOverview(QWidget):
             mark = self.tr("✓ right") if right[row] else self.tr("✗ wrong")
             self.table.put(row, XorTable.VERDICT, mark, RIGHT_COLOUR if right[row] else WRONG_COLOUR)
         self.table.setColumnHidden(XorTable.VERDICT, linear)
+        self._linear = linear
         header = self.table.horizontalHeaderItem(XorTable.OUTPUT)
-        header_text = self.tr("linear ŷ") if linear else self.tr("FFN ŷ")
+        header_text = self._output_header()
         if header.text() != header_text:
             header.setText(header_text)
-        error = lab.linear_mse(s.state.inputs, targets, self.linear.model) if linear else s.mse
-        set_text(self.mse_label, self.tr("Mean squared error <b>MSE = %1</b>").replace("%1", trimmed(error)))
+        self.table.fit_width()
+        # Two MSEs can share the screen (the line's here, the block's in the status bar): say whose.
+        if linear:
+            error = lab.linear_mse(s.state.inputs, targets, self.linear.model)
+            mse_text = self.tr("The linear try's mean squared error: <b>MSE = %1</b>")
+        else:
+            error = s.mse
+            mse_text = self.tr("The FFN's (the block's) mean squared error: <b>MSE = %1</b>")
+        set_text(self.mse_label, mse_text.replace("%1", trimmed(error)))
         set_text(self.reference_label, self.tr("(guessing 0.5 for every sentence gives MSE %1)")
                  .replace("%1", trimmed(self.facts.guess_mse)))
         self.select_row()

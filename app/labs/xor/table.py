@@ -1,4 +1,8 @@
-"""The lab's data table: sentence, p, n, target y, ŷ, verdict."""
+"""The lab's data table: sentence, p, n, target y, ŷ, verdict.
+
+Every column is as wide as its widest text (header included) and the table exactly as wide as
+its columns, so no sentence, gloss or value is cut at any window size; the space left over goes
+to the box beside the table."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -27,11 +31,8 @@ class XorTable(QTableWidget):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        for column in (self.P, self.N):                  # 0 or 1: narrow columns leave room for words
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
-            self.setColumnWidth(column, 44)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def set_rows(self, count: int) -> None:
         if self.rowCount() == count:
@@ -53,6 +54,15 @@ class XorTable(QTableWidget):
         header = QFontMetrics(self.horizontalHeader().font()).height() + 12
         self.horizontalHeader().setFixedHeight(header)
         self.setFixedHeight(header + row_height * self.rowCount() + 2 * self.frameWidth())
+
+    def fit_width(self) -> None:
+        """As wide as its columns, each as wide as its widest text: never squeezed, never padded."""
+        header = self.horizontalHeader()
+        needed = sum(max(header.sectionSizeHint(c), self.sizeHintForColumn(c))
+                     for c in range(self.columnCount()) if not self.isColumnHidden(c))
+        width = needed + 2 * self.frameWidth()
+        if self.width() != width or self.minimumWidth() != width:
+            self.setFixedWidth(width)
 
     def put(self, row: int, column: int, text: str, colour: str | None = None, tip: str = "") -> None:
         item = self.item(row, column)
