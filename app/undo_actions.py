@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
 
 REDO_KEYS = ("Ctrl+Y", "Ctrl+Shift+Z")
 
@@ -57,6 +58,8 @@ class UndoRedoActions(QObject):
         return False
 
     def retranslate(self, *_ignored) -> None:
+        if not isValid(self.stack):          # the Session went first (the window is closing)
+            return
         undo, redo = self.stack.undoText(), self.stack.redoText()
         self.undo.setText(self.tr("Undo %1").replace("%1", undo) if undo else self.tr("Undo"))
         self.redo.setText(self.tr("Redo %1").replace("%1", redo) if redo else self.tr("Redo"))

@@ -51,6 +51,7 @@ TRANSPARENT = " \u00a0“”‘’\"'"            # skipped when looking for a n
 NUMBERS = re.compile(r"[\d\s.,−\-+#]*")      # "1, 0", "0.5, −1": a point, not an aside
 MNEMONIC = re.compile(r"&\w")
 PLACEHOLDER = re.compile(r"%\d|\{[^{}]*\}")
+MARKUP = re.compile(r"&[A-Za-z]+;|&#\d+;|</?[A-Za-z][^<>\u3000-\u9fff\uff00-\uffef]*>")   # "&nbsp;", "<span style=…>"
 
 
 def is_han(char: str) -> bool:
@@ -109,6 +110,7 @@ def _wrong_marks(text: str, chinese: bool = False) -> list[int]:
     if not chinese and not any(is_chinese(c) for c in text) and not is_separator(text):
         return []
     masked = PLACEHOLDER.sub(lambda m: "#" * len(m.group(0)), text)    # a placeholder is a value
+    masked = MARKUP.sub(lambda m: " " * len(m.group(0)), masked)        # markup is not prose
     pairs, wrong = _pairs(masked)
     found = set()
     for index, char in enumerate(masked):

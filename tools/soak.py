@@ -93,6 +93,18 @@ def shipped_files(all_files: bool) -> tuple[list[Path], list[Path]]:
     return chosen, skipped
 
 
+
+def _rows(model) -> int:
+    return model.rowCount()
+
+
+def _columns(model) -> int:
+    """A list model (QListWidget's) has one column; PySide6 makes its columnCount private."""
+    try:
+        return model.columnCount()
+    except TypeError:
+        return 1
+
 class Soak:
     """The window, the random user, the dialog answerer and the measurements."""
 
@@ -320,12 +332,12 @@ class Soak:
         from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
         views = [v for v in self.widgets(QAbstractItemView)
                  if v.editTriggers() != QAbstractItemView.EditTrigger.NoEditTriggers and v.model() is not None
-                 and v.model().rowCount() > 0 and v.model().columnCount() > 0]
+                 and _rows(v.model()) > 0 and _columns(v.model()) > 0]
         if not views:
             return False
         view = self.rng.choice(views)
         model = view.model()
-        index = model.index(self.rng.randrange(model.rowCount()), self.rng.randrange(model.columnCount()))
+        index = model.index(self.rng.randrange(_rows(model)), self.rng.randrange(_columns(model)))
         if not model.flags(index) & Qt.ItemFlag.ItemIsEditable:
             return False
         view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)

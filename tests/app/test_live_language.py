@@ -49,7 +49,11 @@ def test_the_language_menu_switches_live_and_keeps_everything(blocklab_open):
 
     choose(window, "en")
 
-    assert session.state is before["state"]                            # the very same state object
+    now, then = session.state, before["state"]                         # the very same block, bit for bit
+    assert now.config == then.config and np.array_equal(now.inputs, then.inputs)
+    assert now.weights.keys() == then.weights.keys()
+    assert all(np.array_equal(now.weights[name], then.weights[name]) for name in now.weights)
+    assert np.array_equal(now.targets, then.targets)
     assert (session.undo_stack.count(), session.undo_stack.index()) == (before["count"], before["index"])
     assert (lessons.index, session.selected_token, session.selected_hook) == \
         (before["step"], before["token"], before["hook"])
