@@ -239,36 +239,10 @@ def snippets(model: Model, stats: NeuronStats, neuron: int, k: int = SNIPPETS, r
     ids = np.asarray(model.val_ids if ids is None else ids)
     column = stats.activations[:, neuron]
     found = []
-    for snippet in _top_snippets(model, stats, neuron, ids, k, radius):
+    for snippet in top_snippets(model, stats, neuron, ids, k=k, radius=radius):
         values = np.asarray(column[snippet.start:snippet.end], dtype=np.float64)
         found.append(SnippetView(snippet, tuple(snippet.text), values, snippet.position - snippet.start))
     return found
-
-
-def _top_snippets(model: Model, stats: NeuronStats, neuron: int, ids: np.ndarray, k: int,
-                  radius: int) -> list[Snippet]:
-    """`core.model.top_snippets`, found without sorting the whole text: greedy picking needs at
-    most k·(2·radius + 1) positions in order, so only the largest few are sorted (by value, then
-    position, as the stable full sort orders them). Falls back to the full sort when a tie
-    straddles the cut."""
-    column = np.asarray(stats.activations[:, neuron], dtype=np.float64)
-    need = k * (2 * radius + 1)
-    if len(column) <= 4 * need:
-        return top_snippets(model, stats, neuron, ids, k=k, radius=radius)
-    cut = 2 * need
-    candidates = np.argpartition(-column, cut)[:cut + 1]
-    order = candidates[np.lexsort((candidates, -column[candidates]))]
-    if column[order[need - 1]] <= column[order[-1]]:        # a tie reaches the cut: order it exactly
-        return top_snippets(model, stats, neuron, ids, k=k, radius=radius)
-    chosen: list[Snippet] = []
-    for position in order[:need]:
-        if len(chosen) == k:
-            break
-        if any(abs(int(position) - s.position) <= radius for s in chosen):
-            continue
-        start, end = max(0, int(position) - radius), min(len(ids), int(position) + radius + 1)
-        chosen.append(Snippet(int(position), float(column[position]), start, end, model.decode(ids[start:end])))
-    return chosen
 
 
 def heat_rows(units: np.ndarray, neurons: Sequence[int] | None = None) -> np.ndarray:

@@ -430,11 +430,30 @@ def random_neurons(d_ff: int, k: int, seed: int = 0, exclude: Sequence[int] = ()
 def top_snippets(model: Model, stats: NeuronStats, neuron: int, ids: np.ndarray | None = None, k: int = 5,
                  radius: int = 8) -> list[Snippet]:
     """The k places where a neuron fires most, each with `radius` characters either side;
-    peaks closer than radius to an already chosen one are skipped."""
+    peaks closer than radius to an already chosen one are skipped. Greedy picking needs at most
+    k·(2·radius + 1) positions in order, so only the largest few are sorted (by value, then
+    position, as a stable full sort orders them); the whole column is sorted when it is short or
+    a tie straddles the cut."""
     ids = np.asarray(model.val_ids if ids is None else ids, dtype=np.int64)
-    column = stats.activations[:, neuron]
+    column = np.asarray(stats.activations[:, neuron], dtype=np.float64)
+    return _pick_snippets(model, column, ids, _peaks(column, k * (2 * radius + 1)), k, radius)
+
+
+def _peaks(column: np.ndarray, need: int) -> np.ndarray:
+    """Positions of `column`, largest first (ties by position), at least the first `need` exact."""
+    if len(column) > 4 * need:
+        cut = 2 * need
+        candidates = np.argpartition(-column, cut)[:cut + 1]
+        order = candidates[np.lexsort((candidates, -column[candidates]))]
+        if column[order[need - 1]] > column[order[-1]]:      # no tie reaches the cut
+            return order[:need]
+    return np.argsort(-column, kind="stable")
+
+
+def _pick_snippets(model: Model, column: np.ndarray, ids: np.ndarray, order: np.ndarray, k: int,
+                   radius: int) -> list[Snippet]:
     chosen: list[Snippet] = []
-    for position in np.argsort(-column, kind="stable"):
+    for position in order:
         if len(chosen) == k:
             break
         if any(abs(int(position) - s.position) <= radius for s in chosen):

@@ -107,7 +107,18 @@ def test_groups_compact_stats_and_snippets(tiny):
     assert lab.heat_rows(units).shape == (4, 3) and lab.heat_rows(units, [3, 1]).tolist() == [[3, 7, 11], [1, 5, 9]]
 
 
-def test_fast_snippets_equal_core_top_snippets(tiny):
+def _snippets_by_full_sort(model, column, ids, k, radius):
+    """The definition: walk every position in a stable descending sort, skip near ones."""
+    chosen = []
+    for position in np.argsort(-column, kind="stable"):
+        if len(chosen) == k:
+            break
+        if all(abs(int(position) - p) > radius for p in chosen):
+            chosen.append(int(position))
+    return chosen
+
+
+def test_snippets_found_without_sorting_everything_equal_the_full_sort(tiny):
     from core.model import NeuronStats, top_snippets
     rng = np.random.default_rng(3)
     acts = rng.standard_normal((2_000, 6))
@@ -119,6 +130,7 @@ def test_fast_snippets_equal_core_top_snippets(tiny):
         for k, radius in ((5, 6), (3, 0), (8, 20)):
             fast = [s.snippet for s in lab.snippets(tiny, stats, neuron, k=k, radius=radius, ids=ids)]
             assert fast == top_snippets(tiny, stats, neuron, ids, k=k, radius=radius)
+            assert [s.position for s in fast] == _snippets_by_full_sort(tiny, acts[:, neuron], ids, k, radius)
 
 
 def test_default_view_fits_any_model(tiny, shipped):
