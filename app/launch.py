@@ -189,20 +189,6 @@ def run_gui(file: Path, language: str | None, present: bool = False, zoom: int |
     return app.exec()
 
 
-def _finish_background_work(app, seconds: float = 300.0) -> None:
-    """Let work a view started on Qt's global thread pool (a lab ranking its neurons) finish, so
-    that a screenshot shows its results rather than its progress bar (at most `seconds`)."""
-    from PySide6.QtCore import QThreadPool
-
-    pool = QThreadPool.globalInstance()
-    deadline = time.monotonic() + seconds
-    while pool.activeThreadCount() and time.monotonic() < deadline:
-        app.processEvents()
-        time.sleep(0.02)
-    for _ in range(3):
-        app.processEvents()
-
-
 def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language: str | None,
                    lesson: str | None = None, step: str | None = None, present: bool = False,
                    zoom: int | None = None) -> int:
@@ -241,9 +227,8 @@ def _grab(app, window, out: Path, size: tuple[int, int], present: bool) -> int:
         window.resize(*size)           # longer holds the window open
     for _ in range(3):
         app.processEvents()
-    from app.labs.generations.worker import settle
-    settle(app)                        # a lab's slow demonstration finishes before the picture
-    _finish_background_work(app)
+    from app.widgets.worker import settle
+    settle(app)                        # background work (a lab's demonstration, a sweep) finishes first
     window.dataflow.fit_to_window()
     app.processEvents()
     if (window.width(), window.height()) != tuple(size):

@@ -14,9 +14,16 @@ superseded job returns is dropped: each start() takes a new generation number, a
 current generation's signals get through. Results come back by a queued signal, so slots run
 on the GUI thread. One job runs at a time (a one-thread pool): a cancelled job finishes its
 chunk, then the next starts.
+
+Every worker of the application goes through this module, so one function knows when background
+work is going on: `settle(app)` waits until every job has ended and its result is shown (a
+screenshot shows the finished work, not its progress bar). A worker stops its job when it is
+destroyed, and at exit every job is told to stop and waited for (a pool thread still running
+Python while the interpreter goes away crashes it).
 """
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +33,30 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 Job = Callable[[Callable[[float], bool]], Any]
 PROGRESS_STEP = 0.01          # progress is reported at most every 1 %
+EXIT_WAIT_S = 5.0             # at exit, how long to wait for the running jobs to stop
+
+_exiting = threading.Event()          # the interpreter is going away: every job stops
+_pending = 0                          # jobs started and not yet ended, over all workers
+_pending_lock = threading.Condition()
+
+
+def _job_started() -> None:
+    global _pending
+    with _pending_lock:
+        _pending += 1
+
+
+def _job_ended() -> None:
+    global _pending
+    with _pending_lock:
+        _pending -= 1
+        _pending_lock.notify_all()
+
+
+def _wait_for_jobs(seconds: float) -> bool:
+    """Block until no job is pending (True) or `seconds` pass (False)."""
+    with _pending_lock:
+        return _pending_lock.wait_for(lambda: _pending == 0, timeout=seconds)
 
 
 class _Relay(QObject):
@@ -46,7 +77,7 @@ class _Run(QRunnable):
         # Let the GUI thread have the interpreter between chunks: small NumPy steps hold the GIL,
         # and a frame would otherwise wait for the switch interval, again and again.
         time.sleep(0)
-        if self.stop.is_set() or self.closing.is_set():
+        if self.stop.is_set() or self.closing.is_set() or _exiting.is_set():
             return False
         fraction = min(1.0, max(0.0, float(fraction)))
         if fraction >= 1.0 or fraction - self.reported >= PROGRESS_STEP:
@@ -55,7 +86,13 @@ class _Run(QRunnable):
         return True
 
     def run(self) -> None:
-        if self.stop.is_set() or self.closing.is_set():
+        try:
+            self._run()
+        finally:
+            _job_ended()
+
+    def _run(self) -> None:
+        if self.stop.is_set() or self.closing.is_set() or _exiting.is_set():
             return
         try:
             result = self.job(self.progress)
@@ -71,6 +108,7 @@ class Worker(QObject):
     progressed = Signal(float)     # of the current job, 0 … 1
     finished = Signal(object)      # the current job's result (a superseded job's never arrives)
     failed = Signal(str)           # the current job raised: "TypeName: message"
+    cancelled = Signal()           # cancel() stopped a running job (a superseded one says nothing)
     busy_changed = Signal(bool)
 
     def __init__(self, parent: QObject | None = None):
@@ -85,21 +123,32 @@ class Worker(QObject):
         self._relay.progressed.connect(self._on_progress)
         self._relay.done.connect(self._on_done)
         self._relay.failed.connect(self._on_failed)
+        # Destroyed with its owner while a job runs: the job stops at its next progress() (the
+        # signal comes before the pool, a child, waits for its threads in its destructor).
+        self.destroyed.connect(lambda *_args, closing=self._closing: closing.set())
 
     def start(self, job: Job) -> int:
         """Run `job` off the GUI thread, cancelling the one before; returns its generation."""
         self._stop.set()                       # the previous job: stop at its next progress()
         self._stop = threading.Event()
         self.generation += 1
+        _job_started()
         self._pool.start(_Run(job, self.generation, self._relay, self._stop, self._closing))
         self._set_busy(True)
         return self.generation
 
     def cancel(self) -> None:
-        """Stop the current job (if any); nothing it returns will be delivered."""
+        """Stop the current job (if any); nothing it returns will be delivered. `cancelled`
+        follows at once if a job was running."""
         self._stop.set()
         self.generation += 1
-        self._set_busy(False)
+        if self.busy:
+            self._set_busy(False)
+            self.cancelled.emit()
+
+    def is_running(self) -> bool:
+        """Whether the current job has not yet delivered its outcome."""
+        return self.busy
 
     def close(self) -> None:
         """Going away: stop the current job and refuse new ones' work (each stops at once). The
@@ -130,3 +179,25 @@ class Worker(QObject):
         if generation == self.generation:
             self._set_busy(False)
             self.failed.emit(message)
+
+
+def settle(app, milliseconds: int = 300_000) -> bool:
+    """Wait until no worker has a job left and every result has been shown: a screenshot shows
+    the finished work, not its progress bar. False if jobs were still going after `milliseconds`."""
+    deadline = time.monotonic() + milliseconds / 1000
+    while True:
+        app.processEvents()
+        if _wait_for_jobs(0.02):
+            for _ in range(3):
+                app.processEvents()            # the last results, queued to the GUI thread
+            if _wait_for_jobs(0):              # … and nothing they started
+                return True
+        if time.monotonic() >= deadline:
+            return False
+
+
+@atexit.register
+def _stop_all() -> None:
+    """At exit, stop every job and wait for it to end."""
+    _exiting.set()
+    _wait_for_jobs(EXIT_WAIT_S)

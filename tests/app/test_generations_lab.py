@@ -138,7 +138,7 @@ def test_side_by_side_lists_the_common_hooks_and_their_difference(qtbot, session
 
 # --- the slow demonstrations -----------------------------------------------------------------------
 def test_the_worker_reports_progress_results_cancels_and_failures(qtbot, qapp):
-    from app.labs.generations.worker import Worker
+    from app.widgets.worker import Worker
     worker = Worker()
     fractions = []
     worker.progressed.connect(fractions.append)
@@ -163,7 +163,7 @@ def test_the_worker_reports_progress_results_cancels_and_failures(qtbot, qapp):
 
 
 def test_settle_waits_for_the_slow_demonstration_before_a_screenshot(qtbot, qapp):
-    from app.labs.generations import worker as workers
+    from app.widgets import worker as workers
     from app.labs.generations.residual import ResidualGrowthPart
     part = show(qtbot, ResidualGrowthPart(), 900, 700)
     part.ensure_run()
@@ -176,7 +176,7 @@ def test_residual_growth_runs_off_the_gui_thread_and_draws_the_seeds_numbers(qtb
     part = show(qtbot, ResidualGrowthPart(), 900, 700)
     with qtbot.waitSignal(part.worker.finished, timeout=60_000):
         part.ensure_run()
-        assert part.run_bar.bar.isVisible() and part.run_bar.cancel.isVisible()
+        assert part.run_bar.bar.isVisible() and part.run_bar.cancel_button.isVisible()
     plain_run, remedy = part.results[64]
     reference = core.residual_growth(128)
     assert np.array_equal(part.measured_curve.getData()[1], reference.measured)
@@ -188,8 +188,8 @@ def test_residual_growth_runs_off_the_gui_thread_and_draws_the_seeds_numbers(qtb
     part.layers.setValue(4)                                       # cancelled by the learner: nothing drawn
     with qtbot.waitSignal(part.worker.cancelled, timeout=60_000):
         part.run()
-        part.run_bar.cancel.click()
-    assert "Cancelled" in part.run_bar.status.text() and part.shown_layers == 64
+        part.run_bar.cancel_button.click()
+    assert "Cancelled" in part.run_bar.label.text() and part.shown_layers == 64
     assert "With 4 layers: 0.02 ÷ √8 = 0.00707" in part.remedy.text()
 
 

@@ -117,3 +117,89 @@ def test_closing_stops_the_running_job(qtbot, worker):
     release.set()
     assert worker.wait(TIMEOUT_MS)
     assert told_to_stop == [True] and not worker.busy
+
+
+def test_cancel_says_so_once_and_only_for_a_running_job(qtbot, worker):
+    started, release = threading.Event(), threading.Event()
+    cancelled: list[bool] = []
+    worker.cancelled.connect(lambda: cancelled.append(True))
+    worker.cancel()                                       # nothing runs: nothing to say
+    assert cancelled == []
+
+    def slow(progress):
+        started.set()
+        release.wait(TIMEOUT_MS / 1000)
+        return progress(1.0)
+
+    worker.start(slow)
+    qtbot.waitUntil(started.is_set, timeout=TIMEOUT_MS)
+    worker.cancel()
+    assert cancelled == [True] and not worker.is_running()
+    release.set()
+    assert worker.wait(TIMEOUT_MS)
+
+
+def test_a_worker_destroyed_with_its_owner_stops_its_job(qtbot, qapp):
+    from PySide6.QtCore import QObject
+    owner = QObject()
+    worker = Worker(owner)
+    started = threading.Event()
+    told_to_stop: list[bool] = []
+
+    def endless(progress):
+        started.set()
+        while progress(0.5):
+            threading.Event().wait(0.001)
+        told_to_stop.append(True)
+
+    worker.start(endless)
+    qtbot.waitUntil(started.is_set, timeout=TIMEOUT_MS)
+    owner.deleteLater()
+    qtbot.waitUntil(lambda: told_to_stop == [True], timeout=TIMEOUT_MS)
+
+
+def test_settle_waits_until_every_worker_is_done_and_its_result_shown(qtbot, qapp):
+    from app.widgets import worker as workers
+    first, second = Worker(), Worker()
+    results: list[str] = []
+    first.finished.connect(results.append)
+    second.finished.connect(results.append)
+
+    def later(text):
+        def job(progress):
+            for step in range(20):
+                progress(step / 20)
+                threading.Event().wait(0.005)
+            return text
+        return job
+
+    first.start(later("first"))
+    second.start(later("second"))
+    assert workers.settle(qapp)
+    assert sorted(results) == ["first", "second"] and not first.busy and not second.busy
+
+
+def test_the_work_bar_shows_a_job_and_cancels_it(qtbot, worker):
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from app.widgets.work_bar import WorkBar
+    from tests.app.helpers import show
+    page = QWidget()
+    bar = WorkBar("testWork", worker, report=True)
+    QVBoxLayout(page).addWidget(bar)
+    show(qtbot, page, 500, 80)
+    assert not bar.isVisible()                            # hidden while no job runs
+    started = threading.Event()
+
+    def endless(progress):
+        started.set()
+        while progress(0.25):
+            threading.Event().wait(0.001)
+
+    worker.start(endless)
+    bar.running("Counting…")
+    assert bar.isVisible() and bar.label.text() == "Counting…" and bar.cancel_button.isVisible()
+    qtbot.waitUntil(lambda: bar.bar.value() == 250, timeout=TIMEOUT_MS)
+    bar.cancel_button.click()
+    assert not worker.is_running() and not bar.bar.isVisible() and "Cancelled" in bar.label.text()
+    assert worker.wait(TIMEOUT_MS)

@@ -8,10 +8,10 @@ import re
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QScrollArea, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
-from app.labs.generations.worker import Worker
+from app.widgets.work_bar import WorkBar
+from app.widgets.worker import Worker
 from app.widgets.appearance import appearance
 from app.widgets.style import minus_ticks
 from core.labs import generations as core
@@ -175,6 +175,15 @@ class Part(QWidget):
         widget.setFont(sized_font(base, bold))
         return widget
 
+    def work_bar(self, worker: Worker, name: str) -> WorkBar:
+        """The progress of a slow demonstration: what happened last, a bar and a Cancel button."""
+        bar = WorkBar(name, worker, report=True)
+        bar.bar.setTextVisible(False)
+        self.sized(bar.label)
+        self.sized(bar.cancel_button)
+        self._muted.append(bar.label)
+        return bar
+
     def button(self, object_name: str, base: float = TEXT_PT) -> QPushButton:
         button = QPushButton()
         button.setObjectName(object_name)
@@ -297,55 +306,6 @@ def scroll_page(widget: QWidget, object_name: str) -> QScrollArea:
     scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     scroll.setWidget(widget)
     return scroll
-
-
-class RunBar(QWidget):
-    """The progress of a slow demonstration: a bar, a Cancel button, and what happened last."""
-
-    def __init__(self, part: Part, worker: Worker, name: str):
-        super().__init__()
-        self.setObjectName(f"{name}RunBar")
-        self.worker = worker
-        self.bar = QProgressBar()
-        self.bar.setObjectName(f"{name}Progress")
-        self.bar.setRange(0, 100)
-        self.bar.setTextVisible(False)
-        self.cancel = part.button(f"{name}Cancel")
-        self.cancel.clicked.connect(worker.cancel)
-        self.status = part.label(f"{name}Status", muted=True)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.status, 1)
-        layout.addWidget(self.bar, 1)
-        layout.addWidget(self.cancel)
-        worker.progressed.connect(lambda fraction: self.bar.setValue(round(100 * fraction)))
-        worker.finished.connect(lambda _result: self._idle(""))
-        worker.cancelled.connect(lambda: self._idle(self.tr("Cancelled: the plot shows the last complete run.")))
-        worker.failed.connect(lambda error: self._idle(self.tr("Could not compute: %1").replace("%1", error)))
-        self._idle("")
-        self.retranslate()
-
-    def running(self) -> None:
-        self.bar.setValue(0)
-        self.bar.show()
-        self.cancel.show()
-        self.status.setText(self.tr("Computing…"))
-
-    def _idle(self, text: str) -> None:
-        self.bar.hide()
-        self.cancel.hide()
-        self.status.setText(text)
-        self.status.setVisible(bool(text))
-
-    def retranslate(self) -> None:
-        self.cancel.setText(self.tr("Cancel"))
-        if self.worker.is_running():
-            self.status.setText(self.tr("Computing…"))
-
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
 
 def note(*widgets: QWidget, object_name: str = "") -> QFrame:

@@ -8,8 +8,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QSpinBox, QVBoxLayout, QWidget
 
-from app.labs.generations.common import BLUE, HEADING_PT, ORANGE, Part, PlotView, RunBar, part_heading
-from app.labs.generations.worker import Worker
+from app.labs.generations.common import BLUE, HEADING_PT, ORANGE, Part, PlotView, part_heading
+from app.widgets.worker import Worker
 from core.labs import generations as core
 from core.numbers import format_number
 
@@ -42,7 +42,7 @@ class PlacementPart(Part):
 
         self.worker = Worker(self)
         self.worker.finished.connect(self._finished)
-        self.run_bar = RunBar(self, self.worker, "genPlacement")
+        self.run_bar = self.work_bar(self.worker, "genPlacementWork")
 
         self.view = PlotView("genPlacementPlots", 300)
         self.stream_plot = self.plot(self.view, 0, 0)
@@ -75,12 +75,12 @@ class PlacementPart(Part):
             self.worker.cancel()
             self._draw(layers)
             return
-        self.run_bar.running()
 
         def job(progress, layers=layers):
             pair = core.compare_placements(layers, progress=progress)
             return None if pair is None else (layers, pair)
         self.worker.start(job)
+        self.run_bar.running()
 
     def _finished(self, result) -> None:
         layers, pair = result

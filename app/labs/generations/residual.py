@@ -8,8 +8,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QSpinBox, QVBoxLayout, QWidget
 
-from app.labs.generations.common import (BLUE, HEADING_PT, ORANGE, Part, PlotView, RunBar, note, part_heading)
-from app.labs.generations.worker import Worker
+from app.labs.generations.common import (BLUE, HEADING_PT, ORANGE, Part, PlotView, note, part_heading)
+from app.widgets.worker import Worker
 from core.labs import generations as core
 from core.numbers import format_number
 
@@ -56,7 +56,7 @@ class ResidualGrowthPart(Part):
 
         self.worker = Worker(self)
         self.worker.finished.connect(self._finished)
-        self.run_bar = RunBar(self, self.worker, "genResidual")
+        self.run_bar = self.work_bar(self.worker, "genResidualWork")
 
         self.view = PlotView("genResidualPlot", 300)
         self.plot_item = self.plot(self.view)
@@ -94,11 +94,11 @@ class ResidualGrowthPart(Part):
             self.worker.cancel()
             self._draw(layers)
             return
-        self.run_bar.running()
         def job(progress, layers=layers):
             runs = simulate(layers, progress)
             return None if runs is None else (layers, runs)
         self.worker.start(job)
+        self.run_bar.running()
 
     def _finished(self, result) -> None:
         layers, runs = result

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPus
 
 from app.labs.model.common import Part, label, set_text
 from app.labs.model.state import What
-from app.labs.model.worker import WorkBar
+from app.widgets.work_bar import WorkBar
 from app.widgets import style
 from app.widgets.appearance import appearance
 from core.labs import model_lab as lab
@@ -142,7 +142,7 @@ class ModelAblationPart(Part):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.measure = QPushButton()
         self.measure.setObjectName("modelMeasure")
-        self.work = WorkBar("modelAblationWork")
+        self.work = WorkBar("modelAblationWork", self.state.ablation_worker)
         self.plots = AblationPlots("modelAblationPlot", state.config.n_layers)
         self.legend = label("modelAblationLegend")
         buttons = QHBoxLayout()
@@ -184,8 +184,8 @@ class ModelAblationPart(Part):
 
     def _measure(self) -> None:
         job = self.state.measure_ablation()
-        if job is not None and self.work.job is not job:
-            self.work.watch(job, self.tr("Measuring the validation loss %1 times…")
+        if job is not None and self.work.generation != job:
+            self.work.running(self.tr("Measuring the validation loss %1 times…")
                             .replace("%1", str(self.state.config.n_layers + 2)))
 
     def retranslate(self) -> None:

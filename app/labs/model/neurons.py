@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
 from app.labs.model.common import NeuronPicker, Part, TintedText, esc, label, set_text, tinted_html
 from app.labs.model.heatmap import NeuronHeatmap
 from app.labs.model.state import SCALE_LAYER, SCALE_NEURON, TYPED, VALIDATION, What
-from app.labs.model.worker import WorkBar
+from app.widgets.work_bar import WorkBar
 from app.widgets.flow_layout import FlowLayout
 from core.labs import model_lab as lab
 from core.numbers import format_number
@@ -108,7 +108,7 @@ class ModelNeuronsPart(Part):
         self.snippets_title = label("modelSnippetsTitle")
         self.snippets = label("modelSnippets")
         self.snippets.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
-        self.work = WorkBar("modelRankWork")
+        self.work = WorkBar("modelRankWork", self.state.rank_worker)
 
         side = QVBoxLayout()
         side.addWidget(self.groups, 2)
@@ -196,8 +196,8 @@ class ModelNeuronsPart(Part):
 
     def _watch_job(self) -> None:
         job = self.state.rank_job
-        if job is not None and self.work.job is not job:
-            self.work.watch(job, self.tr("Ranking the neurons of layer %1 over the validation text…")
+        if job is not None and self.work.generation != job:
+            self.work.running(self.tr("Ranking the neurons of layer %1 over the validation text…")
                             .replace("%1", str(self.state.rank_layer)))
 
     # --- drawing -------------------------------------------------------------------------------

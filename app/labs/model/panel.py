@@ -3,7 +3,6 @@ state. A model file that cannot be used is refused with one clear message in pla
 parts; the rest of Block Lab is untouched."""
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
@@ -11,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from app.labs.base import LabPanel
 from app.labs.model.common import TEXT_PT, esc, label
-from app.labs.model.state import ModelLabState, cancel_jobs
+from app.labs.model.state import ModelLabState
 from app.session import Change
 from app.widgets.style import font
 
@@ -55,8 +54,6 @@ class ModelLabPanel(LabPanel):
         self.stack.addWidget(error_page)
         self.stack.setCurrentIndex(0 if self.state.ok else 1)
         self.retranslate()
-        # Background work stops with the panel (the function holds the jobs, not the panel).
-        self.destroyed.connect(partial(cancel_jobs, self.state.jobs))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:

@@ -2,7 +2,8 @@
 and neuron, the rankings, the knock-outs, and the link to the layer open in the explorer.
 
 One object per panel; parts read it and call its methods, and redraw on `changed(What)`.
-Every number comes from core (core.model, core.labs.model_lab); long work runs in `Job`s.
+Every number comes from core (core.model, core.labs.model_lab); long work runs on two
+Workers (app/widgets/worker.py): the ranking and the knock-out measurement.
 The Session stays the only writer of the explorer's block: opening a layer loads it as a
 Scenario, a knock-out in that layer is one undo step there, and the lab hears the Session's
 edits through the panel (`session_changed`).
@@ -15,14 +16,13 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-import shiboken6
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 
-from app.labs.model.worker import Job
+from app.widgets.worker import Worker
 from app.session import Change, State
 from core.formats.scenario import Scenario
 from core.labs import model_lab as lab
-from core.model import (DEFAULT_MODEL, Ablation, Model, ModelError, NeuronStats, ffn_ablation_losses, load_model,
+from core.model import (DEFAULT_MODEL, Ablation, Cancelled, Model, ModelError, NeuronStats, ffn_ablation_losses, load_model,
                         neuron_stats)
 
 VALIDATION = "validation"
@@ -44,12 +44,20 @@ def shared_model(path: str | Path | None = None) -> Model:
     return _MODELS[path]
 
 
-def cancel_jobs(jobs: set, wait: float = 0.0) -> None:
-    """Cancel these jobs (a plain function: it may run after the state itself is gone)."""
-    for job in list(jobs):
-        job.cancel()
-    for job in list(jobs):
-        job.wait(wait)
+def fraction_job(work):
+    """A Worker job (`progress(fraction) -> bool`) from a core.model pass `work(progress, cancel)`,
+    which reports `progress(done, total)`, asks `cancel() -> bool` and may raise Cancelled."""
+    def job(progress):
+        last = [0.0]
+
+        def report(done: int, total: int) -> None:
+            last[0] = done / max(total, 1)
+            progress(last[0])
+        try:
+            return work(report, lambda: not progress(last[0]))
+        except Cancelled:
+            return None                    # told to stop: the Worker drops whatever comes back
+    return job
 
 
 class What(enum.Flag):
@@ -86,10 +94,17 @@ class ModelLabState(QObject):
         self.session = session
         self.model: Model | None = None
         self.error: str | None = None
-        self.rank_job: Job | None = None
-        self.ablation_job: Job | None = None
-        self.jobs: set[Job] = set()             # running: cancelled when the panel or the application goes
-        QCoreApplication.instance().aboutToQuit.connect(partial(cancel_jobs, self.jobs))
+        # The running job of each worker (its generation), None when idle. A worker stops its job
+        # when it is destroyed with this state, and at exit (app/widgets/worker.py).
+        self.rank_job: int | None = None
+        self.ablation_job: int | None = None
+        self.rank_worker = Worker(self)
+        self.ablation_worker = Worker(self)
+        self.rank_worker.finished.connect(self._ranked)
+        self.ablation_worker.finished.connect(self._measured)
+        for worker in (self.rank_worker, self.ablation_worker):
+            worker.failed.connect(partial(self._failed, worker))
+            worker.cancelled.connect(partial(self._job_ended, worker))
         try:
             self.model = shared_model(model_path)
         except ModelError as error:
@@ -246,78 +261,68 @@ class ModelLabState(QObject):
         return [] if self.base is None else lab.probabilities(self.model, self.base, chars)
 
     # --- long work ----------------------------------------------------------------------------
-    def rank(self, layer: int | None = None) -> Job | None:
-        """Rank the layer's neurons over the validation text in the background (if not done)."""
+    def rank(self, layer: int | None = None) -> int | None:
+        """Rank the layer's neurons over the validation text in the background (if not done);
+        the running job (a newer layer cancels the ranking of another)."""
         layer = self.layer if layer is None else layer
         if layer in self.stats:
             return None
-        if self.rank_job is not None and self.rank_job.is_running():
-            if self.rank_layer == layer:
-                return self.rank_job
-            self.rank_job.cancel()
+        if self.rank_job is not None and self.rank_layer == layer:
+            return self.rank_job
         model, chars = self.model, self.RANK_CHARS
         ids = model.val_ids if chars is None else model.val_ids[:chars]
 
         def work(progress, cancel):
             return lab.compact_stats(neuron_stats(model, ids, layer, progress=progress, cancel=cancel))
 
-        job = Job(work)
-        self.rank_job, self.rank_layer, self.job_error = job, layer, None
-        return self._start(job, self._ranked)
+        self.rank_layer, self.job_error = layer, None
+        self.rank_job = self.rank_worker.start(fraction_job(work))
+        self.changed.emit(What.JOBS)
+        return self.rank_job
 
-    def _ranked(self, job: Job, stats: NeuronStats) -> None:
+    def _ranked(self, stats: NeuronStats) -> None:
         self.stats[stats.layer] = stats
-        self._job_ended(job)
+        self._job_ended(self.rank_worker)
         if stats.layer == self.layer:
             self.changed.emit(What.STATS | What.SCALE)
 
-    def measure_ablation(self) -> Job | None:
+    def measure_ablation(self) -> int | None:
         """The validation loss as trained and with each layer's FFN knocked out, in the background."""
-        if self.ablation_job is not None and self.ablation_job.is_running():
+        if self.ablation_job is not None:
             return self.ablation_job
         model, windows = self.model, self.ABLATION_WINDOWS
 
         def work(progress, cancel):
             return ffn_ablation_losses(model, progress=progress, cancel=cancel, max_windows=windows)
 
-        job = Job(work)
-        self.ablation_job, self.job_error = job, None
-        return self._start(job, self._measured)
-
-    def _start(self, job: Job, on_result) -> Job:
-        """Start a job; its outcome comes back to this state (unless the state is gone by then)."""
-        def deliver(handler, *args):
-            self.jobs.discard(job)
-            if shiboken6.isValid(self):
-                handler(job, *args)
-        job.finished.connect(lambda result: deliver(on_result, result))
-        job.failed.connect(lambda text: deliver(self._failed, text))
-        job.cancelled.connect(lambda: deliver(self._job_ended))
-        self.jobs.add(job)
-        job.start()
+        self.job_error = None
+        self.ablation_job = self.ablation_worker.start(fraction_job(work))
         self.changed.emit(What.JOBS)
-        return job
+        return self.ablation_job
 
-    def _measured(self, job: Job, losses: dict) -> None:
+    def _measured(self, losses: dict) -> None:
         self.losses = dict(losses)
-        self._job_ended(job)
+        self._job_ended(self.ablation_worker)
         self.changed.emit(What.ABLATION)
 
-    def _failed(self, job: Job, text: str) -> None:
+    def _failed(self, worker: Worker, text: str) -> None:
         self.job_error = text
         self.message.emit(text)
-        self._job_ended(job)
+        self._job_ended(worker)
 
-    def _job_ended(self, job: Job) -> None:
-        if job is self.rank_job:
+    def _job_ended(self, worker: Worker) -> None:
+        if worker is self.rank_worker:
             self.rank_job = None
-        if job is self.ablation_job:
+        else:
             self.ablation_job = None
         self.changed.emit(What.JOBS)
 
     def stop(self) -> None:
         """Cancel the background work (the panel is going away) and wait briefly for it."""
-        cancel_jobs(self.jobs, wait=5.0)
+        for worker in (self.rank_worker, self.ablation_worker):
+            worker.cancel()
+        for worker in (self.rank_worker, self.ablation_worker):
+            worker.wait(5000)
 
     # --- the explorer -------------------------------------------------------------------------
     def is_linked(self) -> bool:
