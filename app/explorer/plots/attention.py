@@ -139,6 +139,12 @@ class AttentionTab(PlotTab):
                     title=look.line_height(look.font(look.TITLE_PX)) + 8,
                     bar=colour_bar_width(self.bar) if with_bar else 0.0, spacing=8)
 
+    def _title_width(self, heads: int) -> float:
+        """The narrowest map whose texts fit across it: the bottom axis's title and a head's title."""
+        texts = [look.advance(look.font(), self.tr("key (column)")) + 8,
+                 look.advance(look.font(look.TITLE_PX), self.tr("head %1").replace("%1", str(heads))) + 8]
+        return max(texts)
+
     def _number_size(self, tokens: int) -> tuple[float, float] | None:
         """What a cell needs for its number, when numbers should decide the grid (few tokens);
         with more tokens the grid is chosen for the maps, and numbers show if they happen to fit."""
@@ -162,11 +168,18 @@ class AttentionTab(PlotTab):
             numbers = self._number_size(len(tokens))
             matrix = (len(tokens), len(tokens))
 
+            # a map narrower than its axis title or its head title would push the figure (and the
+            # colour bar's label) past the view's right edge
+            narrowest = self._title_width(heads)
+
             def best(bar: bool) -> Arrangement:
-                found = arrange(self._room(tokens, total, bar), heads, matrix, numbers, most=MAX_HEADS_SHOWN)
+                found = arrange(self._room(tokens, total, bar), heads, matrix, numbers, most=MAX_HEADS_SHOWN,
+                                min_map_width=narrowest)
                 if found.shown < heads:
+                    # less room never shows more maps (a squeezed grid of all heads would need no
+                    # picker, yet was chosen with the picker's row taken away)
                     found = arrange(self._room(tokens, total - picker, bar), heads, matrix, numbers,
-                                    most=MAX_HEADS_SHOWN)
+                                    most=found.shown, min_map_width=narrowest)
                 return found
 
             arrangement = best(True)
