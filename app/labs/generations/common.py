@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushB
                                QWidget)
 
 from app.labs.generations.worker import Worker
+from app.labs.fonts import own_fonts
 from app.widgets.appearance import appearance
 from app.widgets.style import minus_ticks
 from core.labs import generations as core
@@ -135,6 +136,7 @@ class Part(QWidget):
 
     def __init__(self, object_name: str, parent: QWidget | None = None):
         super().__init__(parent)
+        own_fonts(self)                   # sizes its fonts by appearance() itself
         self.setObjectName(object_name)
         self._fonts: list[tuple[QWidget, float, bool]] = []
         self._muted: list[QWidget] = []
