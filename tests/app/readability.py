@@ -232,7 +232,7 @@ def _on_screen(widget: QWidget, window: QWidget, stop_at_scrolling: bool = False
     while parent is not None and parent is not window:
         if stop_at_scrolling and isinstance(parent.parentWidget(), QAbstractScrollArea) \
                 and parent is parent.parentWidget().viewport():
-            break
+            return shown                          # the rest is scrolled away (even past the window's edge)
         shown = shown.intersected(QRect(parent.mapTo(window, QPoint(0, 0)), parent.size()))
         parent = parent.parentWidget()
     return shown.intersected(window.rect())
