@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QGraphicsView, QWidget
+from PySide6.QtWidgets import QGraphicsView, QTableWidget, QWidget
 
 from app.widgets.appearance import appearance
 
@@ -115,3 +115,42 @@ def _follow_axis(axis: pg.AxisItem) -> None:
             style = dict(axis.labelStyle)
             style["font-size"] = f"{size:.2f}pt"
             axis.setLabel(axis.labelText, axis.labelUnits, axis.labelUnitPrefix, **style)
+
+
+# --- tables that show every row -----------------------------------------------------------------
+class _TableFit(QObject):
+    """Refits one table when its font changes (the zoom) or it is shown: columns by their modes,
+    rows to their contents and, with `whole`, the table as tall as all its rows."""
+
+    def __init__(self, table: QTableWidget, whole: bool):
+        super().__init__(table)
+        self.table, self.whole = table, whole
+        table.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.Show):
+            QTimer.singleShot(0, self.fit)
+        return False
+
+    def fit(self) -> None:
+        table = self.table
+        table.horizontalHeader().resizeSections()
+        table.resizeRowsToContents()
+        if self.whole:
+            header = table.horizontalHeader()
+            height = (header.sizeHint().height() if header.isVisible() else 0) \
+                + sum(table.rowHeight(r) for r in range(table.rowCount())) + 2 * table.frameWidth()
+            if table.horizontalScrollBar().isVisible():
+                height += table.horizontalScrollBar().sizeHint().height()
+            if table.height() != height or table.minimumHeight() != height:
+                table.setFixedHeight(height)
+
+
+def fit_table(table: QTableWidget, whole: bool = True) -> None:
+    """Fit `table` now and whenever its font changes: every row shown whole (the page around
+    it scrolls instead), columns as their resize modes say at the current font."""
+    fitter = table.findChild(_TableFit)
+    if fitter is None:
+        fitter = _TableFit(table, whole)
+    fitter.whole = whole
+    fitter.fit()

@@ -14,6 +14,7 @@ from app.labs.model.common import Part, label, set_text
 from app.labs.model.state import What
 from app.labs.model.worker import WorkBar
 from app.widgets import style
+from app.labs.fonts import fit_table
 from app.widgets.appearance import appearance
 from core.labs import model_lab as lab
 from core.numbers import format_number
@@ -309,6 +310,7 @@ class ModelAblationPart(Part):
                 self.table.setItem(r, c, item)
             if kind == "section":
                 self.table.setSpan(r, 0, 1, self.table.columnCount())
+        fit_table(self.table)              # every row whole, columns at the current font
 
     # --- the plots ----------------------------------------------------------------------------
     def _plots(self) -> None:
