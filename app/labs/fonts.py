@@ -129,7 +129,7 @@ class _TableFit(QObject):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.Show):
-            QTimer.singleShot(0, self.fit)
+            QTimer.singleShot(0, self, self.fit)
         return False
 
     def fit(self) -> None:

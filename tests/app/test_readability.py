@@ -26,7 +26,6 @@ pytestmark = pytest.mark.window
 VIEW_AREAS = {
     "diagram": "the dataflow engineer makes the diagram's text follow appearance() and fill the screen",
     "panels": "the tables engineer makes the inspector, weight editor and block options follow appearance()",
-    "labs": "the labs engineer makes the lab panels follow appearance()",
 }
 
 _cache: dict = {}

@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QEvent, QPointF
 from PySide6.QtGui import QFontMetricsF
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from app.explorer.plots import look
 from app.explorer.plots.common import FigureView, HoverTip, PlotTab, cell_texts, message_label
@@ -48,6 +48,9 @@ class AttentionTab(PlotTab):
         bar_layout.addWidget(self.head_picker)
         bar_layout.addWidget(self.page_label, 1)
         self.picker_bar.setVisible(False)
+        # "heads 1–2 of 12" shows only where it fits whole: it never widens the window
+        self.page_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.picker_bar.installEventFilter(self)
         self.head_picker.activated.connect(lambda index: session.select(head=index))
 
         self.stack = QStackedWidget(self)
@@ -88,6 +91,18 @@ class AttentionTab(PlotTab):
             self.take_out(slot.plot)
             self.slots.append(slot)
         self.bar.setImageItem([slot.image for slot in self.slots])
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.picker_bar and event.type() == QEvent.Type.Resize:
+            self._fit_page_label()
+        return super().eventFilter(watched, event)
+
+    def _fit_page_label(self) -> None:
+        layout = self.picker_bar.layout()
+        left, _top, right, _bottom = layout.getContentsMargins()
+        room = (self.picker_bar.width() - left - right - 2 * layout.spacing()
+                - self.head_label.sizeHint().width() - self.head_picker.sizeHint().width())
+        self.page_label.setVisible(bool(self.page_label.text()) and self.page_label.sizeHint().width() <= room)
 
     def heatmaps(self) -> list[Heatmap]:
         return self.slots
@@ -245,6 +260,7 @@ class AttentionTab(PlotTab):
                                     .replace("%2", str(last)).replace("%3", str(heads)) if last - self.first > 1
                                     else self.tr("head %1 of %2").replace("%1", str(self.first + 1))
                                     .replace("%2", str(heads)))
+            self._fit_page_label()
 
     # --- drawing ---------------------------------------------------------------------------
     def refresh(self, force: bool = False) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, QSignalBlocker, Qt
-from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider,
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSlider,
                                QVBoxLayout, QWidget)
 
 from app.labs.xor.common import (FLOOR_COLOUR, POINT_COLOUR, SEQUENTIAL, SLIDER_SCALE, TEXT_PT, TICK_PT, axis_label,
@@ -76,9 +76,17 @@ class XorNaivePart(QWidget):
         holder = QWidget()
         holder.setLayout(controls)
         self.controls = holder
+        # the controls scroll on their own when a projector's screen is too short for them at
+        # presentation size; the plots beside them keep the page's height
+        self.controls_scroll = QScrollArea()
+        self.controls_scroll.setObjectName("xorNaiveControls")
+        self.controls_scroll.setWidget(holder)
+        self.controls_scroll.setWidgetResizable(True)
+        self.controls_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.controls_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._size_controls()
         appearance().changed.connect(self._size_controls)
-        layout.addWidget(holder)
+        layout.addWidget(self.controls_scroll)
 
         self.curve_view = graphics("xorMseCurve")
         self.curve_plot = new_plot()
@@ -127,6 +135,7 @@ class XorNaivePart(QWidget):
         for spin in self.linear_spins.values():
             spin.setFixedWidth(look.pixels(88))
         self.controls.setFixedWidth(look.pixels(250))
+        self.controls_scroll.setFixedWidth(look.pixels(250) + self.controls_scroll.verticalScrollBar().sizeHint().width())
         self._fit_controls()
 
     def _fit_controls(self) -> None:
@@ -134,7 +143,9 @@ class XorNaivePart(QWidget):
         sits in a scroll area) rather than squeeze them."""
         layout = self.controls.layout()
         layout.invalidate()
-        self.controls.setMinimumHeight(layout.totalHeightForWidth(self.controls.width()))
+        height = layout.totalHeightForWidth(self.controls.width())
+        if height > 0:
+            self.controls.setMinimumHeight(height)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)

@@ -37,7 +37,7 @@ class XorTable(QTableWidget):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.FontChange:
             # the zoom changed the fonts (the header's just after the table's): fit again then
-            QTimer.singleShot(0, self._refit)
+            QTimer.singleShot(0, self, self._refit)
         super().changeEvent(event)
 
     def _refit(self) -> None:
