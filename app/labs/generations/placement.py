@@ -123,6 +123,7 @@ class PlacementPart(Part):
                 self.setMinimumHeight(height)
                 if self.height() < height:          # now, not when the scroll area next lays out
                     self.resize(self.width(), height)
+            layout.activate()                       # the label gets its lines now, not on the next event
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
