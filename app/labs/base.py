@@ -13,7 +13,9 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QTabWidget, QWidget
 
+from app.labs.fonts import follow_fonts
 from app.session import Change
+from app.widgets.appearance import appearance
 from core.labs import get_lab
 
 NO_CHANGE = Change(0)
@@ -34,6 +36,7 @@ class LabPanel(QWidget):
         self._pending = Change.ALL             # never drawn: draw everything when first shown
         self.tabs.currentChanged.connect(self._tab_changed)
         session.changed.connect(self.deliver)
+        appearance().changed.connect(self._follow_appearance)
         self.setAccessibleName(self.title())
 
     def title(self) -> str:
@@ -97,6 +100,12 @@ class LabPanel(QWidget):
         if self._pending:
             change, self._pending = self._pending, NO_CHANGE
             self.session_changed(change)
+        follow_fonts(self)
+
+    def _follow_appearance(self) -> None:
+        """The parts' chosen text sizes at the new zoom (or presentation mode): see app/labs/fonts.py."""
+        if self.isVisible():
+            follow_fonts(self)
 
     def is_behind(self) -> bool:
         """Whether changes are waiting for the panel to be shown."""
@@ -108,6 +117,8 @@ class LabPanel(QWidget):
     def _tab_changed(self, index: int) -> None:
         if 0 <= index < len(self.lab.parts) and self.tabs.count() == len(self.lab.parts):
             self.part_shown(self.lab.parts[index])
+            if self.isVisible():
+                follow_fonts(self)
 
     def part_shown(self, part: str) -> None:
         """A part came forward (by a lesson step or by the learner's click on its tab)."""

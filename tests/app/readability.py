@@ -232,7 +232,7 @@ def _on_screen(widget: QWidget, window: QWidget, stop_at_scrolling: bool = False
     while parent is not None and parent is not window:
         if stop_at_scrolling and isinstance(parent.parentWidget(), QAbstractScrollArea) \
                 and parent is parent.parentWidget().viewport():
-            break
+            return shown                          # the rest is scrolled away (even past the window's edge)
         shown = shown.intersected(QRect(parent.mapTo(window, QPoint(0, 0)), parent.size()))
         parent = parent.parentWidget()
     return shown.intersected(window.rect())
@@ -356,8 +356,13 @@ def _walk_cells(view: QAbstractItemView, area: str, where: str, seen: Counter) -
             if cell_pixels < MIN_PIXELS:
                 small += 1
                 example = example or f"{cell_pixels:.0f} px in cell ({row}, {column}) {_short(str(text))}"
-            width = cell_metrics.horizontalAdvance(str(text))
-            if width > rect.width() - 4 + SLACK or not viewport.contains(rect):
+            lines = str(text).split("\n")                # a cell of several lines needs its widest
+            width = max(cell_metrics.horizontalAdvance(line) for line in lines)
+            if len(lines) > 1 and cell_metrics.lineSpacing() * len(lines) > rect.height() + SLACK:
+                cut += 1
+                example = example or f"cell ({row}, {column}) {_short(str(text))} needs {len(lines)} lines, " \
+                                     f"{rect.height()} px tall"
+            elif width > rect.width() - 4 + SLACK or not viewport.contains(rect):
                 cut += 1
                 example = example or f"cell ({row}, {column}) {_short(str(text))} needs {width:.0f} px, " \
                                      f"{rect.width()} px wide, {'inside' if viewport.contains(rect) else 'partly outside'} the view"

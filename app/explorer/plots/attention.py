@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QEvent, QPointF
 from PySide6.QtGui import QFontMetricsF
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from app.explorer.plots import look
 from app.explorer.plots.common import FigureView, HoverTip, PlotTab, cell_texts, message_label
@@ -48,6 +48,9 @@ class AttentionTab(PlotTab):
         bar_layout.addWidget(self.head_picker)
         bar_layout.addWidget(self.page_label, 1)
         self.picker_bar.setVisible(False)
+        # "heads 1–2 of 12" shows only where it fits whole: it never widens the window
+        self.page_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.picker_bar.installEventFilter(self)
         self.head_picker.activated.connect(lambda index: session.select(head=index))
 
         self.stack = QStackedWidget(self)
@@ -88,6 +91,18 @@ class AttentionTab(PlotTab):
             self.take_out(slot.plot)
             self.slots.append(slot)
         self.bar.setImageItem([slot.image for slot in self.slots])
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.picker_bar and event.type() == QEvent.Type.Resize:
+            self._fit_page_label()
+        return super().eventFilter(watched, event)
+
+    def _fit_page_label(self) -> None:
+        layout = self.picker_bar.layout()
+        left, _top, right, _bottom = layout.getContentsMargins()
+        room = (self.picker_bar.width() - left - right - 2 * layout.spacing()
+                - self.head_label.sizeHint().width() - self.head_picker.sizeHint().width())
+        self.page_label.setVisible(bool(self.page_label.text()) and self.page_label.sizeHint().width() <= room)
 
     def heatmaps(self) -> list[Heatmap]:
         return self.slots
@@ -139,6 +154,12 @@ class AttentionTab(PlotTab):
                     title=look.line_height(look.font(look.TITLE_PX)) + 8,
                     bar=colour_bar_width(self.bar) if with_bar else 0.0, spacing=8)
 
+    def _title_width(self, heads: int) -> float:
+        """The narrowest map whose texts fit across it: the bottom axis's title and a head's title."""
+        texts = [look.advance(look.font(), self.tr("key (column)")) + 8,
+                 look.advance(look.font(look.TITLE_PX), self.tr("head %1").replace("%1", str(heads))) + 8]
+        return max(texts)
+
     def _number_size(self, tokens: int) -> tuple[float, float] | None:
         """What a cell needs for its number, when numbers should decide the grid (few tokens);
         with more tokens the grid is chosen for the maps, and numbers show if they happen to fit."""
@@ -162,11 +183,18 @@ class AttentionTab(PlotTab):
             numbers = self._number_size(len(tokens))
             matrix = (len(tokens), len(tokens))
 
+            # a map narrower than its axis title or its head title would push the figure (and the
+            # colour bar's label) past the view's right edge
+            narrowest = self._title_width(heads)
+
             def best(bar: bool) -> Arrangement:
-                found = arrange(self._room(tokens, total, bar), heads, matrix, numbers, most=MAX_HEADS_SHOWN)
+                found = arrange(self._room(tokens, total, bar), heads, matrix, numbers, most=MAX_HEADS_SHOWN,
+                                min_map_width=narrowest)
                 if found.shown < heads:
+                    # less room never shows more maps (a squeezed grid of all heads would need no
+                    # picker, yet was chosen with the picker's row taken away)
                     found = arrange(self._room(tokens, total - picker, bar), heads, matrix, numbers,
-                                    most=MAX_HEADS_SHOWN)
+                                    most=found.shown, min_map_width=narrowest)
                 return found
 
             arrangement = best(True)
@@ -232,6 +260,7 @@ class AttentionTab(PlotTab):
                                     .replace("%2", str(last)).replace("%3", str(heads)) if last - self.first > 1
                                     else self.tr("head %1 of %2").replace("%1", str(self.first + 1))
                                     .replace("%2", str(heads)))
+            self._fit_page_label()
 
     # --- drawing ---------------------------------------------------------------------------
     def refresh(self, force: bool = False) -> None:

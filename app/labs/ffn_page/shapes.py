@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
 
 from app.labs.ffn_page.common import HEADING_PT, KIND_COLOURS, TEXT_PT, Part, note_frame, text_label
 from app.labs.ffn_page.shape_canvas import FfnShapeCanvas
+from app.labs.fonts import fit_table
 from app.widgets.style import font
 from core.labs.ffn_page import SHAPE_SCALES, SHAPE_SYMBOLS, ShapeView, ffn_parameter_parts, shape_view
 
@@ -114,9 +115,7 @@ class FfnShapesPart(Part):
                 if column != 1:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 self.table.setItem(row, column, item)
-        self.table.resizeRowsToContents()
-        self.table.setFixedHeight(self.table.horizontalHeader().sizeHint().height()
-                                  + sum(self.table.rowHeight(r) for r in range(self.table.rowCount())) + 4)
+        fit_table(self.table)
         self.rows_note.setText(self.tr(
             "The T rows never exchange information: each row is multiplied by the same W_up and W_down. T = 5 is "
             "only for drawing, in both scales; the lab feeds its 4 sentences through as 4 rows."))

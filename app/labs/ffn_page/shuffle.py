@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHea
 from app.labs.ffn_page.common import (HEADING_PT, ROW_DECIMALS, TEXT_PT, mono_font, note_frame, row_text,
                                       text_label, vector_text)
 from app.labs.ffn_page.source import DemoPart, FfnDemoSource
+from app.widgets.appearance import appearance
 from app.widgets.style import font
 from core.numbers import format_number
 
@@ -148,12 +149,12 @@ class FfnShufflePart(DemoPart):
             if item is None:
                 item = QTableWidgetItem()
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                if column == 1:
-                    item.setFont(mono_font())
-                    item.setToolTip(tip)
-                if column == 2:
-                    item.setFont(font(TEXT_PT, bold=True))
                 table.setItem(row, column, item)
+            # the cells' own fonts at the current zoom (the table's font follows it by itself)
+            wanted = mono_font() if column == 1 else font(appearance().points(TEXT_PT), bold=True) if column == 2 \
+                else None
+            if wanted is not None and item.font() != wanted:
+                item.setFont(wanted)
             item.setText(text)
             if column == 1:
                 item.setToolTip(tip)

@@ -10,6 +10,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QT_TRANSLATE_NOO
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
+from app.labs.fonts import own_fonts
 from app.widgets.work_bar import WorkBar
 from app.widgets.worker import Worker
 from app.widgets.appearance import appearance
@@ -135,6 +136,7 @@ class Part(QWidget):
 
     def __init__(self, object_name: str, parent: QWidget | None = None):
         super().__init__(parent)
+        own_fonts(self)                   # sizes its fonts by appearance() itself
         self.setObjectName(object_name)
         self._fonts: list[tuple[QWidget, float, bool]] = []
         self._muted: list[QWidget] = []

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from app.labs.generations.common import (HEADING_PT, Part, PlotView, generation_name, generation_of, part_heading,
                                          preset_trace)
+from app.labs.fonts import fit_table
 from app.widgets.style import DIVERGING_LUT, limit_for, text_colour_on, tint
 from core.labs import generations as core
 from core.numbers import format_number
@@ -137,6 +138,7 @@ class GenerationsComparePart(Part):
             colour = tint(row.largest if row.largest is not None else float("nan"), limit)
             item.setBackground(colour)
             item.setForeground(text_colour_on(colour))
+        fit_table(self.table)              # every hook shown: the page scrolls, not the table
         same = sum(1 for row in rows if row.same_shape)
         only_a = ", ".join(self.comparison.only_a) or self.tr("none")
         only_b = ", ".join(self.comparison.only_b) or self.tr("none")

@@ -8,6 +8,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.labs.base import LabPanel
+from app.labs.fonts import own_fonts
 from app.labs.generations.common import TEXT_PT, generation_of, part_heading, part_tab, scroll_page, sized_font
 from app.labs.generations.compare import GenerationsComparePart
 from app.labs.generations.gain import GainDecayPart
@@ -141,6 +142,7 @@ class GenerationsPanel(LabPanel):
 
     def _restyle(self) -> None:
         self.tabs.tabBar().setFont(sized_font(TEXT_PT))
+        own_fonts(self.tabs.tabBar())
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:

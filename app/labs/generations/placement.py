@@ -110,6 +110,25 @@ class PlacementPart(Part):
             .replace("%2", format_number(post.relative_update[-1], 2))
             .replace("%3", format_number(pre.stream_rms[0], 2)).replace("%4", format_number(pre.stream_rms[-1], 2))
             .replace("%5", str(self.shown_layers)).replace("%6", format_number(pre.relative_update[-1], 2)))
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """At least as tall as the wrapped texts need at this width: the scroll page grows (a
+        result arriving from the worker wraps onto more lines than "Computing…")."""
+        layout = self.layout()
+        if layout is not None and self.width() > 0:
+            layout.invalidate()
+            height = layout.totalHeightForWidth(self.width())
+            if height > 0 and height != self.minimumHeight():
+                self.setMinimumHeight(height)
+                if self.height() < height:          # now, not when the scroll area next lays out
+                    self.resize(self.width(), height)
+            layout.activate()                       # the label gets its lines now, not on the next event
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_height()
 
     def retranslate(self) -> None:
         self.heading.setText(part_heading("placement"))

@@ -14,6 +14,7 @@ from app.labs.model.common import Part, label, set_text
 from app.labs.model.state import What
 from app.widgets.work_bar import WorkBar
 from app.widgets import style
+from app.labs.fonts import fit_table
 from app.widgets.appearance import appearance
 from core.labs import model_lab as lab
 from core.numbers import format_number
@@ -21,7 +22,8 @@ from core.numbers import format_number
 OURS = "#0072B2"         # Okabe–Ito blue
 SEED = "#D55E00"         # Okabe–Ito vermilion
 NOISE = (120, 120, 120, 50)
-TICK_PT = 9
+TICK_PT = 10           # 16 px in presentation mode (12 pt)
+TITLE_PT = 10
 
 
 def count(n: int) -> str:
@@ -73,6 +75,8 @@ class AblationPlots(pg.GraphicsLayoutWidget):
         for plot in (self.live, self.retrained):
             for side in ("left", "bottom"):
                 plot.getAxis(side).setTickFont(style.font(appearance().points(TICK_PT)))
+        if getattr(self, "_titles", None):
+            self.set_titles(*self._titles[:4])
         self._fit_ticks()
 
     def _fit_ticks(self) -> None:
@@ -112,10 +116,14 @@ class AblationPlots(pg.GraphicsLayoutWidget):
         self.retrained.setRange(xRange=(-0.6, len(comparisons) - 0.4), yRange=(0, top), padding=0)
 
     def set_titles(self, live: str, live_axis: str, retrained: str, retrained_axis: str) -> None:
-        style.set_title(self.live, live, "10pt")
-        style.set_axis_label(self.live, "left", live_axis, "10pt")
-        style.set_title(self.retrained, retrained, "10pt")
-        style.set_axis_label(self.retrained, "left", retrained_axis, "10pt")
+        size = f"{appearance().points(TITLE_PT):.1f}pt"
+        titles = (live, live_axis, retrained, retrained_axis, size)
+        if titles == getattr(self, "_titles", None):
+            return
+        self._titles = titles
+        for plot, title, axis in ((self.live, live, live_axis), (self.retrained, retrained, retrained_axis)):
+            plot.setTitle(title, size=size)
+            plot.setLabel("left", axis, **{"font-size": size})
 
 
 class ModelAblationPart(Part):
@@ -302,6 +310,7 @@ class ModelAblationPart(Part):
                 self.table.setItem(r, c, item)
             if kind == "section":
                 self.table.setSpan(r, 0, 1, self.table.columnCount())
+        fit_table(self.table)              # every row whole, columns at the current font
 
     # --- the plots ----------------------------------------------------------------------------
     def _plots(self) -> None:

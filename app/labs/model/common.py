@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpin
 
 from app.labs.model.state import ModelLabState, What
 from app.widgets import style
+from app.labs.fonts import own_fonts
 from app.widgets.appearance import appearance
 from core.numbers import format_number
 
@@ -77,6 +78,7 @@ class Part(QWidget):
 
     def __init__(self, state: ModelLabState, parent: QWidget | None = None):
         super().__init__(parent)
+        own_fonts(self)                   # sizes its fonts by appearance() itself
         self.state = state
         self._pending = What.ALL
         state.changed.connect(self.on_state)

@@ -14,7 +14,7 @@ from app.widgets import style
 from app.widgets.appearance import appearance
 from core.numbers import format_number
 
-TICK_PT = 9
+TICK_PT = 10           # 16 px in presentation mode (12 pt)
 LABELLED_ROWS = 40          # up to this many rows get a "#n" label each
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app.labs.base import LabPanel
 from app.labs.model.common import TEXT_PT, esc, label
@@ -39,7 +39,17 @@ class ModelLabPanel(LabPanel):
             from app.labs.model.neurons import ModelNeuronsPart
             from app.labs.model.typed import ModelTypePart
             for name, kind in zip(PARTS, (ModelNeuronsPart, ModelTypePart, ModelExplorerPart, ModelAblationPart)):
-                self.add_part(name, kind(self.state))
+                part = kind(self.state)
+                if kind is ModelAblationPart:     # a table and two plots: scrolls rather than squeeze
+                    page = QScrollArea()
+                    page.setObjectName("modelScroll_ablation")
+                    page.setWidgetResizable(True)
+                    page.setFrameShape(QFrame.Shape.NoFrame)
+                    page.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+                    page.setWidget(part)
+                    self.add_part(name, part, page)
+                else:
+                    self.add_part(name, part)
             self.state.message.connect(session.message)
         else:                                   # the tabs exist (lessons can focus them), all on the refusal
             for name in PARTS:

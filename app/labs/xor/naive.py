@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, QSignalBlocker, Qt
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSlider,
+                               QVBoxLayout, QWidget)
 
 from app.labs.xor.common import (FLOOR_COLOUR, POINT_COLOUR, SEQUENTIAL, SLIDER_SCALE, TEXT_PT, TICK_PT, axis_label,
                                  graphics, label, new_plot, plot_title, trimmed)
 from app.labs.xor.state import LinearModel, TableFacts
+from app.widgets.appearance import appearance
 from app.widgets.spin import NumberSpin, session_spin, set_spin_value
 from app.widgets.style import font, nice_limit
 from core.labs import xor as lab
@@ -46,7 +48,6 @@ class XorNaivePart(QWidget):
             slider.setMinimumWidth(110)
             slider.valueChanged.connect(lambda position, n=name: self.linear.set(n, position / SLIDER_SCALE))
             spin = session_spin(f"xorSpin{name.upper()}", low, high, 0.05, session, points=TEXT_PT)
-            spin.setFixedWidth(88)
             spin.valueChanged.connect(lambda value, n=name: self.linear.set(n, float(value)))
             grid.addWidget(letter, row, 0)
             grid.addWidget(slider, row, 1)
@@ -74,8 +75,18 @@ class XorNaivePart(QWidget):
         controls.addStretch(1)
         holder = QWidget()
         holder.setLayout(controls)
-        holder.setFixedWidth(250)
-        layout.addWidget(holder)
+        self.controls = holder
+        # the controls scroll on their own when a projector's screen is too short for them at
+        # presentation size; the plots beside them keep the page's height
+        self.controls_scroll = QScrollArea()
+        self.controls_scroll.setObjectName("xorNaiveControls")
+        self.controls_scroll.setWidget(holder)
+        self.controls_scroll.setWidgetResizable(True)
+        self.controls_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.controls_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._size_controls()
+        appearance().changed.connect(self._size_controls)
+        layout.addWidget(self.controls_scroll)
 
         self.curve_view = graphics("xorMseCurve")
         self.curve_plot = new_plot()
@@ -117,6 +128,29 @@ class XorNaivePart(QWidget):
         layout.addWidget(self.landscape_view, 1)
         self.retranslate()
 
+
+    def _size_controls(self) -> None:
+        """The controls' column and spin boxes at the zoom (their texts follow it: app/labs/fonts.py)."""
+        look = appearance()
+        for spin in self.linear_spins.values():
+            spin.setFixedWidth(look.pixels(88))
+        self.controls.setFixedWidth(look.pixels(250))
+        self.controls_scroll.setFixedWidth(look.pixels(250) + self.controls_scroll.verticalScrollBar().sizeHint().width())
+        self._fit_controls()
+
+    def _fit_controls(self) -> None:
+        """The controls' column at least as tall as its wrapped texts need: the page scrolls (it
+        sits in a scroll area) rather than squeeze them."""
+        layout = self.controls.layout()
+        layout.invalidate()
+        height = layout.totalHeightForWidth(self.controls.width())
+        if height > 0:
+            self.controls.setMinimumHeight(height)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self._fit_controls()
+
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -131,6 +165,8 @@ class XorNaivePart(QWidget):
                                 + self.tr("p and n are names given for teaching; in a real model no single dimension "
                                           "reads as “has 不” or “is positive”."))
         axis_label(self.curve_plot, "left", self.tr("MSE"))
+        if hasattr(self, "controls"):
+            self._fit_controls()
 
     def sync_widgets(self) -> None:
         """Sliders and spin boxes show the model's a, b, c (without echoing back)."""

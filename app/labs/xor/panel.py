@@ -8,7 +8,7 @@ and only the part on screen is redrawn on an edit.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt
-from PySide6.QtWidgets import QPushButton, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app.labs.base import LabPanel
 from app.labs.xor.bias import XorBiasPart
@@ -59,7 +59,14 @@ class XorLabPanel(LabPanel):
         for name, part in (("naive", XorNaivePart(session, self.linear, self.facts)), ("failure", failure),
                            ("ffn", XorFfnPart(session)), ("bias", XorBiasPart(session)),
                            ("compute", XorComputePart(session)), ("neurons", XorNeuronsPart(session))):
-            self.add_part(name, part)
+            # a part taller than a projector's screen at presentation size scrolls, never squeezes
+            page = QScrollArea()
+            page.setObjectName(f"xorScroll_{name}")
+            page.setWidgetResizable(True)
+            page.setFrameShape(QFrame.Shape.NoFrame)
+            page.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            page.setWidget(part)
+            self.add_part(name, part, page)
         column.addWidget(self.tabs, 1)
         self.stack.addWidget(content)
         self.stack.addWidget(self._mismatch_page())

@@ -5,7 +5,7 @@ its columns, so no sentence, gloss or value is cut at any window size; the space
 to the box beside the table."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
@@ -33,6 +33,16 @@ class XorTable(QTableWidget):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.FontChange:
+            # the zoom changed the fonts (the header's just after the table's): fit again then
+            QTimer.singleShot(0, self, self._refit)
+        super().changeEvent(event)
+
+    def _refit(self) -> None:
+        self._fit_height()
+        self.fit_width()
 
     def set_rows(self, count: int) -> None:
         if self.rowCount() == count:
