@@ -21,3 +21,28 @@ def test_a_wide_ffn_costs_no_number_items_in_the_hidden_unit_maps(qtbot, session
     assert len(shown) in (0, T * 8)
     positions = {(round(item.pos().x(), 2), round(item.pos().y(), 2)) for item in shown}
     assert len(positions) == len(shown)           # each on its own cell
+
+
+def test_a_hidden_ffn_page_survives_a_language_change_after_attention_went_off(qtbot):
+    """Soak, seed 1 (action 477): the FFN page, hidden, had not heard that the open block lost its
+    attention; a language change refreshed its shuffle demo on the session's block, and
+    `shuffle_demo` raised (then PySide6 crashed in the event filters). A hidden part now only marks
+    itself stale, and the demo source never runs on a block without attention."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from app.labs.ffn_page import FfnPagePanel
+    from app.session import Session
+    from core.formats.scenario import load_scenario
+    from core.resources import default_scenario
+    session = Session(load_scenario(default_scenario()))
+    panel = show(qtbot, FfnPagePanel(session), 880, 650)
+    panel.set_focus("shuffle")
+    panel.hide()
+    assert session.set_config(attention=False)
+    for part in (panel.shuffle, panel.misconceptions):
+        QCoreApplication.sendEvent(part, QEvent(QEvent.Type.LanguageChange))
+    assert panel.source.shuffle_result() is not None
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert not panel.source.from_session
+    panel.close()
