@@ -128,6 +128,7 @@ class Soak:
         self.counts: dict[str, int] = {}
         self.answer = None                     # a forced answer for message boxes (checkpoints)
         self.default = default_scenario()
+        self.censuses: list[dict] = []         # --object-diff: what was alive at each checkpoint
 
         sys.excepthook = self._exception
         sys.unraisablehook = lambda hook: self._exception(hook.exc_type, hook.exc_value, hook.exc_traceback)
@@ -629,7 +630,45 @@ class Soak:
             QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
             self.app.processEvents()
             gc.collect()
+        if self.args.object_diff:
+            self.censuses.append(self.census())
         return rss_mb(), len(gc.get_objects())
+
+    def census(self) -> dict:
+        """With --object-diff: Python objects by type, and what Python does not see: the window's QObject
+        descendants by class, every live widget, every graphics scene's items, tracemalloc's snapshot."""
+        from collections import Counter
+
+        from PySide6.QtCore import QObject
+        from PySide6.QtWidgets import QApplication, QGraphicsView
+        python = Counter(type(o).__name__ for o in gc.get_objects())
+        qt = Counter(type(o).__name__ for o in self.window.findChildren(QObject))
+        qt["<all widgets>"] = len(QApplication.allWidgets())
+        qt["<top-level widgets>"] = len(QApplication.topLevelWidgets())
+        for view in self.window.findChildren(QGraphicsView):
+            scene = view.scene()
+            if scene is not None:
+                qt[f"<scene items: {view.objectName() or type(view).__name__}>"] += len(scene.items())
+        import tracemalloc
+        snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
+        return {"python": python, "qt": qt, "snapshot": snapshot}
+
+    def print_object_diff(self, top: int = 25) -> None:
+        if len(self.censuses) < 2:
+            return
+        first, last = self.censuses[0], self.censuses[-1]
+        for kind in ("python", "qt"):
+            growth = last[kind].copy()
+            growth.subtract(first[kind])
+            rows = [(name, change) for name, change in growth.most_common() if change][:top]
+            shrunk = sorted(((n, c) for n, c in growth.items() if c < 0), key=lambda nc: nc[1])[:5]
+            print(f"growing {kind} types (first checkpoint -> last):")
+            for name, change in rows + shrunk:
+                print(f"  {change:+8d}  {name} ({first[kind].get(name, 0)} -> {last[kind].get(name, 0)})")
+        if first["snapshot"] is not None and last["snapshot"] is not None:
+            print("growing allocations (tracemalloc, by line):")
+            for stat in last["snapshot"].compare_to(first["snapshot"], "lineno")[:top]:
+                print(f"  {stat}")
 
     def run(self) -> int:
         actions = self.args.actions
@@ -678,6 +717,7 @@ class Soak:
               f"at the end: rss {final[0]:.1f} MB, {final[1]} objects")
         for text in self.exceptions:
             print(text)
+        self.print_object_diff()
         print(f"action_p50_ms={percentile(every, 50):.2f}")
         print(f"object_growth={final[1] - baseline[1]}")
         print(f"exceptions={len(self.exceptions)}")
@@ -703,7 +743,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--progress", type=int, default=0, help="print a line every N actions")
     parser.add_argument("--hang-seconds", type=int, default=300,
                         help="an action taking longer than this dumps every thread's stack and exits")
+    parser.add_argument("--object-diff", action="store_true",
+                        help="print the Python types, Qt objects and scene items that grew between the checkpoints")
+    parser.add_argument("--tracemalloc", type=int, default=0, metavar="FRAMES",
+                        help="with --object-diff: trace allocations (FRAMES deep; slow) and print the growing lines")
     args = parser.parse_args(argv)
+    if args.tracemalloc:
+        import tracemalloc
+        tracemalloc.start(args.tracemalloc)
     if args.offscreen or not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     home = private_folders()
