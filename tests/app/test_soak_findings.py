@@ -46,3 +46,30 @@ def test_a_hidden_ffn_page_survives_a_language_change_after_attention_went_off(q
     qtbot.waitExposed(panel)
     assert not panel.source.from_session
     panel.close()
+
+
+def test_menus_made_for_one_use_are_deleted(qtbot, session):
+    """Soak: each click on the weight editor's File button (and each right-click on the inspector,
+    the editor's table or a plot) made a new QMenu child with three actions and their slots, kept
+    as long as the window: hundreds after some thousand actions. Each is deleted after use."""
+    from PySide6.QtCore import QCoreApplication, QEvent, QTimer
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    from app.explorer.weights_editor import WeightEditor
+    editor = show(qtbot, WeightEditor(session), 600, 500)
+
+    def close_popup():
+        popup = QApplication.activePopupWidget()
+        if popup is not None:
+            popup.close()
+
+    closer = QTimer()
+    closer.timeout.connect(close_popup)
+    closer.start(10)
+    before = len(editor.findChildren(QMenu))
+    for _ in range(5):
+        editor.tensor_actions.file_button.click()
+    closer.stop()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert len(editor.findChildren(QMenu)) == before
+    editor.close()
