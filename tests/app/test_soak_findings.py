@@ -73,3 +73,31 @@ def test_menus_made_for_one_use_are_deleted(qtbot, session):
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert len(editor.findChildren(QMenu)) == before
     editor.close()
+
+
+def test_a_slider_drag_keeps_no_merged_undo_steps(session, clock):
+    """Soak: +470 `_CellsCommand` between the checkpoints, though opening a file clears the undo
+    stack. QUndoStack.push deletes a command it merges, but PySide keeps the dead wrapper as a
+    Python child of the stack (with its arrays) for the Session's life. The Session merges a drag's
+    steps itself now: one live command per undo step, none after a load."""
+    import gc
+
+    from app.session import _CellsCommand
+    from core.formats.scenario import load_scenario
+    from core.resources import default_scenario
+
+    def commands() -> int:
+        gc.collect()
+        return sum(isinstance(o, _CellsCommand) and o._session() is session for o in gc.get_objects())
+
+    cell = (0,) * session.tensor("W_in").ndim
+    for step in range(20):                       # one drag: twenty values, one undo step
+        assert session.set_value("W_in", cell, step / 10, merge=True)
+    assert session.undo_stack.count() == 1 and commands() == 1
+    assert session.undo_stack.undoText().endswith("1.9")
+    session.undo_stack.undo()
+    assert session.tensor("W_in")[cell] != 1.9
+    session.undo_stack.redo()
+    assert session.tensor("W_in")[cell] == 1.9
+    session.load(load_scenario(default_scenario()))
+    assert commands() == 0
