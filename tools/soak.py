@@ -528,7 +528,10 @@ class Soak:
                         actions.append(action)
         if not actions:
             return False
-        self.rng.choice(actions).trigger()
+        action = self.rng.choice(actions)
+        self.detail = action.objectName() or action.text()
+        self.announce()
+        action.trigger()
         return True
 
     def act_zoom(self) -> bool:
@@ -642,7 +645,10 @@ class Soak:
         from PySide6.QtCore import QObject
         from PySide6.QtWidgets import QApplication, QGraphicsView
         python = Counter(type(o).__name__ for o in gc.get_objects())
-        qt = Counter(type(o).__name__ for o in self.window.findChildren(QObject))
+        children = self.window.findChildren(QObject)
+        qt = Counter(type(o).__name__ for o in children)
+        named = Counter(f"{type(o).__name__} {o.objectName()!r} in {type(o.parent()).__name__}" for o in children)
+        del children
         qt["<all widgets>"] = len(QApplication.allWidgets())
         qt["<top-level widgets>"] = len(QApplication.topLevelWidgets())
         for view in self.window.findChildren(QGraphicsView):
@@ -651,16 +657,16 @@ class Soak:
                 qt[f"<scene items: {view.objectName() or type(view).__name__}>"] += len(scene.items())
         import tracemalloc
         snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
-        return {"python": python, "qt": qt, "snapshot": snapshot}
+        return {"python": python, "qt": qt, "qt by name and parent": named, "snapshot": snapshot}
 
     def print_object_diff(self, top: int = 25) -> None:
         if len(self.censuses) < 2:
             return
         first, last = self.censuses[0], self.censuses[-1]
-        for kind in ("python", "qt"):
+        for kind in ("python", "qt", "qt by name and parent"):
             growth = last[kind].copy()
             growth.subtract(first[kind])
-            rows = [(name, change) for name, change in growth.most_common() if change][:top]
+            rows = [(name, change) for name, change in growth.most_common() if change > 0][:top]
             shrunk = sorted(((n, c) for n, c in growth.items() if c < 0), key=lambda nc: nc[1])[:5]
             print(f"growing {kind} types (first checkpoint -> last):")
             for name, change in rows + shrunk:
