@@ -1,6 +1,6 @@
 """A GUI soak: the real main window through N random user actions, reproducible from a seed.
 
-    python tools/soak.py --actions 10000 --seed 1 [--all-files] [--offscreen]
+    python tools/soak.py --actions 10000 --seed 1 [--all-files] [--offscreen] [--object-diff [--tracemalloc N]]
 
 Every action goes through the widgets themselves, found generically in the current window (by
 type, visible and enabled), so a lab or panel added later is covered without a change here:
@@ -23,6 +23,10 @@ in slots and virtual methods), then figures, ending with machine-readable lines:
 
 Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
 zoom, garbage collected): after the warm-up (the first 10 % of the actions) and at the end.
+With --object-diff the two checkpoints also count Python objects by type and the window's Qt objects
+(by class, and by class, objectName and parent; every widget; every graphics scene's items), and
+print what grew, with the chain of referrers that keeps the newest object of each growing type
+(--tracemalloc N adds tracemalloc's growing lines, N frames deep; slow).
 An action's latency runs from the action until the window has delivered every paint it caused.
 The exit status is 1 if any exception was caught.
 """
@@ -635,6 +639,7 @@ class Soak:
             gc.collect()
         if self.args.object_diff:
             self.censuses.append(self.census())
+            gc.collect()
         return rss_mb(), len(gc.get_objects())
 
     def census(self) -> dict:
@@ -644,11 +649,12 @@ class Soak:
 
         from PySide6.QtCore import QObject
         from PySide6.QtWidgets import QApplication, QGraphicsView
-        python = Counter(type(o).__name__ for o in gc.get_objects())
-        children = self.window.findChildren(QObject)
+        children = self.window.findChildren(QObject)     # first: the wrappers it makes count at both checkpoints
         qt = Counter(type(o).__name__ for o in children)
         named = Counter(f"{type(o).__name__} {o.objectName()!r} in {type(o.parent()).__name__}" for o in children)
         del children
+        gc.collect()
+        python = Counter(type(o).__name__ for o in gc.get_objects())
         qt["<all widgets>"] = len(QApplication.allWidgets())
         qt["<top-level widgets>"] = len(QApplication.topLevelWidgets())
         for view in self.window.findChildren(QGraphicsView):
@@ -658,6 +664,36 @@ class Soak:
         import tracemalloc
         snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
         return {"python": python, "qt": qt, "qt by name and parent": named, "snapshot": snapshot}
+
+    @staticmethod
+    def print_keepers(name: str, depth: int = 4) -> None:
+        """The chain of referrers of the newest object of type `name` (a cheap gc.get_referrers walk)."""
+        import inspect
+        objects = gc.get_objects()
+        found = [o for o in objects if type(o).__name__ == name]
+        del objects
+        if not found:
+            return
+        target, seen = found[-1], set()
+        del found
+        for level in range(depth):
+            holders = [r for r in gc.get_referrers(target)
+                       if not inspect.isframe(r) and id(r) not in seen and not (isinstance(r, list) and len(r) > 1000)]
+            if not holders:
+                break
+            described = []
+            for holder in holders[:4]:
+                text = type(holder).__name__
+                if isinstance(holder, dict):
+                    owners = [type(o).__name__ for o in gc.get_referrers(holder) if not inspect.isframe(o)][:2]
+                    keys = [k for k, v in holder.items() if v is target][:2]
+                    text += f" {keys} of {owners}"
+                elif isinstance(holder, (list, tuple)):
+                    text += f"[{len(holder)}]"
+                described.append(text)
+            print(f"    {'  ' * level}<- {'; '.join(described)}")
+            seen.add(id(target))
+            target = holders[0]
 
     def print_object_diff(self, top: int = 25) -> None:
         if len(self.censuses) < 2:
@@ -671,6 +707,12 @@ class Soak:
             print(f"growing {kind} types (first checkpoint -> last):")
             for name, change in rows + shrunk:
                 print(f"  {change:+8d}  {name} ({first[kind].get(name, 0)} -> {last[kind].get(name, 0)})")
+        growth = last["python"].copy()
+        growth.subtract(first["python"])
+        plain = {"ReferenceType", "dict", "list", "tuple", "function", "cell", "set", "method", "frame"}
+        for name, change in [(n, c) for n, c in growth.most_common(40) if c > 0 and n not in plain][:6]:
+            print(f"what keeps one {name} (referrers, up to 4 levels):")
+            self.print_keepers(name)
         if first["snapshot"] is not None and last["snapshot"] is not None:
             print("growing allocations (tracemalloc, by line):")
             for stat in last["snapshot"].compare_to(first["snapshot"], "lineno")[:top]:
