@@ -101,3 +101,27 @@ def test_a_slider_drag_keeps_no_merged_undo_steps(session, clock):
     assert session.tensor("W_in")[cell] == 1.9
     session.load(load_scenario(default_scenario()))
     assert commands() == 0
+
+
+def test_a_hidden_xor_lab_survives_a_language_change_on_a_block_without_targets(qtbot):
+    """Soak, seed 2: the XOR lab, hidden after another file (with no targets) was opened, rewrote its
+    table's glosses on a language change from the Session's block and raised (TypeError on
+    `targets[row, 0]`); PySide 6.11 then crashed storing the error (a segfault in
+    storePythonOverrideErrorOrPrint). A hidden overview now rewrites its glosses when shown."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from app.labs.xor import XorLabPanel
+    from app.session import Session
+    from core.formats.scenario import load_scenario
+    from core.resources import scenarios_dir
+    session = Session(load_scenario(scenarios_dir() / "c4-xor.json"))
+    panel = show(qtbot, XorLabPanel(session), 880, 650)
+    panel.hide()
+    session.load(load_scenario(scenarios_dir() / "gen-gpt2.json"))
+    assert session.state.targets is None
+    QCoreApplication.sendEvent(panel.overview, QEvent(QEvent.Type.LanguageChange))
+    session.load(load_scenario(scenarios_dir() / "c4-xor.json"))
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert panel.overview.table.rowCount() == len(session.tokens)
+    panel.close()
