@@ -22,7 +22,8 @@ in slots and virtual methods), then figures, ending with machine-readable lines:
     action_p50_ms=X  object_growth=N  exceptions=N  rss_growth_mb=X  action_p95_ms=X
 
 Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
-zoom, garbage collected): after the warm-up (the first 10 % of the actions) and at the end.
+zoom, garbage collected, the C heap's free pages given back with malloc_trim; the RSS before that
+is printed too): after the warm-up (the first 10 % of the actions) and at the end.
 With --object-diff the two checkpoints also count Python objects by type and the window's Qt objects
 (by class, and by class, objectName and parent; every widget; every graphics scene's items), and
 print what grew, with the chain of referrers that keeps the newest object of each growing type
@@ -61,6 +62,17 @@ def rss_mb() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
+
+
+def trim_malloc() -> None:
+    """Give the C heap's free pages back (glibc's malloc_trim), so that RSS at a checkpoint counts live
+    memory, not what the allocator keeps free in its arenas (the background workers' threads each get
+    one); a no-op elsewhere."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -133,6 +145,7 @@ class Soak:
         self.answer = None                     # a forced answer for message boxes (checkpoints)
         self.default = default_scenario()
         self.censuses: list[dict] = []         # --object-diff: what was alive at each checkpoint
+        self.untrimmed: list[float] = []       # RSS at each checkpoint before malloc_trim
 
         sys.excepthook = self._exception
         sys.unraisablehook = lambda hook: self._exception(hook.exc_type, hook.exc_value, hook.exc_traceback)
@@ -640,6 +653,9 @@ class Soak:
         if self.args.object_diff:
             self.censuses.append(self.census())
             gc.collect()
+        untrimmed = rss_mb()
+        trim_malloc()
+        self.untrimmed.append(untrimmed)
         return rss_mb(), len(gc.get_objects())
 
     def census(self) -> dict:
@@ -763,6 +779,9 @@ class Soak:
                       f"{max(samples):>8.1f}")
         print(f"memory after warm-up ({warm} actions): rss {baseline[0]:.1f} MB, {baseline[1]} objects; "
               f"at the end: rss {final[0]:.1f} MB, {final[1]} objects")
+        if len(self.untrimmed) >= 2:
+            print(f"rss before giving free heap pages back (malloc_trim): {self.untrimmed[0]:.1f} -> "
+                  f"{self.untrimmed[-1]:.1f} MB (+{self.untrimmed[-1] - self.untrimmed[0]:.1f})")
         for text in self.exceptions:
             print(text)
         self.print_object_diff()
