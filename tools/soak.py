@@ -693,8 +693,11 @@ class Soak:
         target, seen = found[-1], set()
         del found
         for level in range(depth):
-            holders = [r for r in gc.get_referrers(target)
-                       if not inspect.isframe(r) and id(r) not in seen and not (isinstance(r, list) and len(r) > 1000)]
+            holders = []
+            for referrer in gc.get_referrers(target):
+                if not inspect.isframe(referrer) and id(referrer) not in seen \
+                        and not (isinstance(referrer, list) and len(referrer) > 1000):
+                    holders.append(referrer)
             if not holders:
                 break
             described = []
@@ -702,7 +705,10 @@ class Soak:
                 text = type(holder).__name__
                 if isinstance(holder, dict):
                     owners = [type(o).__name__ for o in gc.get_referrers(holder) if not inspect.isframe(o)][:2]
-                    keys = [k for k, v in holder.items() if v is target][:2]
+                    keys = []                 # a loop, not a comprehension: `target` must not become a cell
+                    for key, value in holder.items():
+                        if value is target and len(keys) < 2:
+                            keys.append(key)
                     text += f" {keys} of {owners}"
                 elif isinstance(holder, (list, tuple)):
                     text += f"[{len(holder)}]"
