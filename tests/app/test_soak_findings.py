@@ -125,3 +125,43 @@ def test_a_hidden_xor_lab_survives_a_language_change_on_a_block_without_targets(
     qtbot.waitExposed(panel)
     assert panel.overview.table.rowCount() == len(session.tokens)
     panel.close()
+
+
+def test_a_finished_model_lab_job_is_freed(qtbot):
+    """Soak: +20 model-lab `Job`s (each with its thread events and its work's closure) between the
+    checkpoints. The state connected the job's signals to lambdas that hold the job: a cycle through
+    Qt's connections that the garbage collector cannot see. The state disconnects them on delivery."""
+    import gc
+
+    from PySide6.QtCore import QObject, Signal
+
+    from app.labs.model.state import ModelLabState
+    from app.labs.model.worker import Job
+
+    class State(QObject):                 # what ModelLabState._start uses of its state
+        changed = Signal(object)
+
+        def __init__(self):
+            super().__init__()
+            self.jobs, self.results = set(), []
+
+        def _failed(self, job, text):
+            self.results.append(text)
+
+        def _job_ended(self, job):
+            self.results.append(None)
+
+    def jobs_alive() -> int:
+        gc.collect()
+        return sum(type(o) is Job for o in gc.get_objects())
+
+    state = State()
+    before = jobs_alive()
+    for n in range(3):
+        job = ModelLabState._start(state, Job(lambda progress, cancel, n=n: n),
+                                   lambda _job, result: state.results.append(result))
+        assert job.wait(10)
+        qtbot.waitUntil(lambda: len(state.results) == n + 1)
+        del job
+    assert state.results == [0, 1, 2] and not state.jobs
+    assert jobs_alive() == before

@@ -286,13 +286,18 @@ class ModelLabState(QObject):
 
     def _start(self, job: Job, on_result) -> Job:
         """Start a job; its outcome comes back to this state (unless the state is gone by then)."""
+        connections = []
+
         def deliver(handler, *args):
             self.jobs.discard(job)
+            for connection in connections:   # the lambdas hold the job: a cycle through Qt that gc cannot see
+                QObject.disconnect(connection)
+            connections.clear()
             if shiboken6.isValid(self):
                 handler(job, *args)
-        job.finished.connect(lambda result: deliver(on_result, result))
-        job.failed.connect(lambda text: deliver(self._failed, text))
-        job.cancelled.connect(lambda: deliver(self._job_ended))
+        connections.extend((job.finished.connect(lambda result: deliver(on_result, result)),
+                            job.failed.connect(lambda text: deliver(self._failed, text)),
+                            job.cancelled.connect(lambda: deliver(self._job_ended))))
         self.jobs.add(job)
         job.start()
         self.changed.emit(What.JOBS)
