@@ -591,9 +591,28 @@ class Session(QObject, _WholeEdits):
     def _push(self, command: QUndoCommand, defer: bool = False) -> None:
         self._deferring = defer
         try:
-            self.undo_stack.push(command)
+            if not self._merged_into_top(command):
+                self.undo_stack.push(command)
         finally:
             self._deferring = False
+
+    def _merged_into_top(self, command: QUndoCommand) -> bool:
+        """Merge a drag step into the top step here, as QUndoStack.push would. Qt's own merge deletes
+        the pushed command, but PySide has already made the stack the Python owner of its wrapper and
+        never lets go: one dead command (with its arrays) kept per slider move, for the Session's life
+        (the soak's +470 `_CellsCommand`). Only the plain case (top of the stack, not the clean state)
+        is handled here; anything else goes to Qt."""
+        stack = self.undo_stack
+        index = stack.index()
+        if command.id() == -1 or index == 0 or index != stack.count() or index == stack.cleanIndex():
+            return False
+        top = stack.command(index - 1)
+        if not isinstance(top, _CellsCommand) or top.id() != command.id() or not top.mergeWith(command):
+            return False
+        command.redo()
+        stack.indexChanged.emit(index)
+        stack.undoTextChanged.emit(top.text())
+        return True
 
     def end_gesture(self) -> None:
         """The current drag is over: the next merged edit starts a new undo step."""

@@ -1,6 +1,6 @@
 """A GUI soak: the real main window through N random user actions, reproducible from a seed.
 
-    python tools/soak.py --actions 10000 --seed 1 [--all-files] [--offscreen]
+    python tools/soak.py --actions 10000 --seed 1 [--all-files] [--offscreen] [--object-diff [--tracemalloc N]]
 
 Every action goes through the widgets themselves, found generically in the current window (by
 type, visible and enabled), so a lab or panel added later is covered without a change here:
@@ -22,7 +22,12 @@ in slots and virtual methods), then figures, ending with machine-readable lines:
     action_p50_ms=X  object_growth=N  exceptions=N  rss_growth_mb=X  action_p95_ms=X
 
 Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
-zoom, garbage collected): after the warm-up (the first 10 % of the actions) and at the end.
+zoom, garbage collected, the C heap's free pages given back with malloc_trim; the RSS before that
+is printed too): after the warm-up (the first 10 % of the actions) and at the end.
+With --object-diff the two checkpoints also count Python objects by type and the window's Qt objects
+(by class, and by class, objectName and parent; every widget; every graphics scene's items), and
+print what grew, with the chain of referrers that keeps the newest object of each growing type
+(--tracemalloc N adds tracemalloc's growing lines, N frames deep; slow).
 An action's latency runs from the action until the window has delivered every paint it caused.
 The exit status is 1 if any exception was caught.
 """
@@ -57,6 +62,17 @@ def rss_mb() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
+
+
+def trim_malloc() -> None:
+    """Give the C heap's free pages back (glibc's malloc_trim), so that RSS at a checkpoint counts live
+    memory, not what the allocator keeps free in its arenas (the background workers' threads each get
+    one); a no-op elsewhere."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -128,6 +144,8 @@ class Soak:
         self.counts: dict[str, int] = {}
         self.answer = None                     # a forced answer for message boxes (checkpoints)
         self.default = default_scenario()
+        self.censuses: list[dict] = []         # --object-diff: what was alive at each checkpoint
+        self.untrimmed: list[float] = []       # RSS at each checkpoint before malloc_trim
 
         sys.excepthook = self._exception
         sys.unraisablehook = lambda hook: self._exception(hook.exc_type, hook.exc_value, hook.exc_traceback)
@@ -527,7 +545,10 @@ class Soak:
                         actions.append(action)
         if not actions:
             return False
-        self.rng.choice(actions).trigger()
+        action = self.rng.choice(actions)
+        self.detail = action.objectName() or action.text()
+        self.announce()
+        action.trigger()
         return True
 
     def act_zoom(self) -> bool:
@@ -629,7 +650,95 @@ class Soak:
             QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
             self.app.processEvents()
             gc.collect()
+        if self.args.object_diff:
+            self.censuses.append(self.census())
+            gc.collect()
+        untrimmed = rss_mb()
+        trim_malloc()
+        self.untrimmed.append(untrimmed)
         return rss_mb(), len(gc.get_objects())
+
+    def census(self) -> dict:
+        """With --object-diff: Python objects by type, and what Python does not see: the window's QObject
+        descendants by class, every live widget, every graphics scene's items, tracemalloc's snapshot."""
+        from collections import Counter
+
+        from PySide6.QtCore import QObject
+        from PySide6.QtWidgets import QApplication, QGraphicsView
+        children = self.window.findChildren(QObject)     # first: the wrappers it makes count at both checkpoints
+        qt = Counter(type(o).__name__ for o in children)
+        named = Counter(f"{type(o).__name__} {o.objectName()!r} in {type(o.parent()).__name__}" for o in children)
+        del children
+        gc.collect()
+        python = Counter(type(o).__name__ for o in gc.get_objects())
+        qt["<all widgets>"] = len(QApplication.allWidgets())
+        qt["<top-level widgets>"] = len(QApplication.topLevelWidgets())
+        for view in self.window.findChildren(QGraphicsView):
+            scene = view.scene()
+            if scene is not None:
+                qt[f"<scene items: {view.objectName() or type(view).__name__}>"] += len(scene.items())
+        import tracemalloc
+        snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
+        return {"python": python, "qt": qt, "qt by name and parent": named, "snapshot": snapshot}
+
+    @staticmethod
+    def print_keepers(name: str, depth: int = 4) -> None:
+        """The chain of referrers of the newest object of type `name` (a cheap gc.get_referrers walk)."""
+        import inspect
+        objects = gc.get_objects()
+        found = [o for o in objects if type(o).__name__ == name]
+        del objects
+        if not found:
+            return
+        target, seen = found[-1], set()
+        del found
+        for level in range(depth):
+            holders = []
+            for referrer in gc.get_referrers(target):
+                if not inspect.isframe(referrer) and id(referrer) not in seen \
+                        and not (isinstance(referrer, list) and len(referrer) > 1000):
+                    holders.append(referrer)
+            if not holders:
+                break
+            described = []
+            for holder in holders[:4]:
+                text = type(holder).__name__
+                if isinstance(holder, dict):
+                    owners = [type(o).__name__ for o in gc.get_referrers(holder) if not inspect.isframe(o)][:2]
+                    keys = []                 # a loop, not a comprehension: `target` must not become a cell
+                    for key, value in holder.items():
+                        if value is target and len(keys) < 2:
+                            keys.append(key)
+                    text += f" {keys} of {owners}"
+                elif isinstance(holder, (list, tuple)):
+                    text += f"[{len(holder)}]"
+                described.append(text)
+            print(f"    {'  ' * level}<- {'; '.join(described)}")
+            seen.add(id(target))
+            target = holders[0]
+
+    def print_object_diff(self, top: int = 25) -> None:
+        if len(self.censuses) < 2:
+            return
+        first, last = self.censuses[0], self.censuses[-1]
+        for kind in ("python", "qt", "qt by name and parent"):
+            growth = last[kind].copy()
+            growth.subtract(first[kind])
+            rows = [(name, change) for name, change in growth.most_common() if change > 0][:top]
+            shrunk = sorted(((n, c) for n, c in growth.items() if c < 0), key=lambda nc: nc[1])[:5]
+            print(f"growing {kind} types (first checkpoint -> last):")
+            for name, change in rows + shrunk:
+                print(f"  {change:+8d}  {name} ({first[kind].get(name, 0)} -> {last[kind].get(name, 0)})")
+        growth = last["python"].copy()
+        growth.subtract(first["python"])
+        plain = {"ReferenceType", "dict", "list", "tuple", "function", "cell", "set", "method", "frame"}
+        for name, change in [(n, c) for n, c in growth.most_common(40) if c > 0 and n not in plain][:6]:
+            print(f"what keeps one {name} (referrers, up to 4 levels):")
+            self.print_keepers(name)
+        if first["snapshot"] is not None and last["snapshot"] is not None:
+            print("growing allocations (tracemalloc, by line):")
+            for stat in last["snapshot"].compare_to(first["snapshot"], "lineno")[:top]:
+                print(f"  {stat}")
 
     def run(self) -> int:
         actions = self.args.actions
@@ -676,8 +785,12 @@ class Soak:
                       f"{max(samples):>8.1f}")
         print(f"memory after warm-up ({warm} actions): rss {baseline[0]:.1f} MB, {baseline[1]} objects; "
               f"at the end: rss {final[0]:.1f} MB, {final[1]} objects")
+        if len(self.untrimmed) >= 2:
+            print(f"rss before giving free heap pages back (malloc_trim): {self.untrimmed[0]:.1f} -> "
+                  f"{self.untrimmed[-1]:.1f} MB (+{self.untrimmed[-1] - self.untrimmed[0]:.1f})")
         for text in self.exceptions:
             print(text)
+        self.print_object_diff()
         print(f"action_p50_ms={percentile(every, 50):.2f}")
         print(f"object_growth={final[1] - baseline[1]}")
         print(f"exceptions={len(self.exceptions)}")
@@ -703,7 +816,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--progress", type=int, default=0, help="print a line every N actions")
     parser.add_argument("--hang-seconds", type=int, default=300,
                         help="an action taking longer than this dumps every thread's stack and exits")
+    parser.add_argument("--object-diff", action="store_true",
+                        help="print the Python types, Qt objects and scene items that grew between the checkpoints")
+    parser.add_argument("--tracemalloc", type=int, default=0, metavar="FRAMES",
+                        help="with --object-diff: trace allocations (FRAMES deep; slow) and print the growing lines")
     args = parser.parse_args(argv)
+    if args.tracemalloc:
+        import tracemalloc
+        tracemalloc.start(args.tracemalloc)
     if args.offscreen or not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     home = private_folders()

@@ -23,6 +23,7 @@ from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLab
 from app.explorer import tensor_files
 from app.session import Change, Session
 from app.widgets.appearance import appearance
+from app.widgets.menus import exec_once
 from app.widgets.style import LIGHT_INK, format_number, limit_for, tint
 
 
@@ -309,8 +310,8 @@ class Inspector(QWidget):
         self.table = NumberTable("inspectorTable")
         self.table.setModel(self.model)
         self.table.setEditTriggers(NumberTable.NoEditTriggers)
-        self.table.customContextMenuRequested.connect(lambda position: self.context_menu().exec(
-            self.table.viewport().mapToGlobal(position)))
+        self.table.customContextMenuRequested.connect(lambda position: exec_once(
+            self.context_menu(), self.table.viewport().mapToGlobal(position)))
         self.overview = TensorOverview("inspectorOverview")
         self.overview.cellPicked.connect(lambda row, column: self.session.select(token=row, column=column))
         self.outlined_cells: list[tuple[str, tuple[int, ...]]] = []
@@ -565,9 +566,11 @@ class Inspector(QWidget):
     def _explanation_menu(self, position) -> None:
         menu = self.explanation.createStandardContextMenu()
         menu.addSeparator()
-        for action in self.context_menu().actions():
+        ours = self.context_menu()
+        for action in ours.actions():
             menu.addAction(action)
-        menu.exec(self.explanation.viewport().mapToGlobal(position))
+        exec_once(menu, self.explanation.viewport().mapToGlobal(position))
+        ours.deleteLater()
 
     def export_tensor(self, path: Path) -> bool:
         """Write the selected hook (every head) to `path`: CSV or .npy by its suffix. Says in the

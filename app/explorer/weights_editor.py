@@ -25,6 +25,7 @@ from app.session import INPUTS, TARGETS, Change, Session
 from app.widgets import style
 from app.widgets.appearance import appearance
 from app.widgets.flow_layout import FlowLayout
+from app.widgets.menus import exec_once
 from core.finite import FLOAT16_MAX, Cell
 from core.formats.scenario import MAX_ABS_VALUE
 from core.numbers import format_exact, format_number, parse_number
@@ -371,8 +372,8 @@ class WeightEditor(QWidget):
 
         self.cell_controls = CellControls(self)
         self.tensor_actions = TensorActions(self)
-        self.table.customContextMenuRequested.connect(lambda position: self.tensor_actions.file_menu().exec(
-            self.table.viewport().mapToGlobal(position)))
+        self.table.customContextMenuRequested.connect(lambda position: exec_once(
+            self.tensor_actions.file_menu(), self.table.viewport().mapToGlobal(position)))
         # Their widgets, by the names the tests and the plugin's driver use.
         self.cell_label, self.value_spin = self.cell_controls.cell_label, self.cell_controls.value_spin
         self.value_slider = self.cell_controls.value_slider
@@ -791,8 +792,8 @@ class TensorActions(QWidget):
         self.file_button = QToolButton()
         self.file_button.setObjectName("weightFileButton")
         self.file_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.file_button.clicked.connect(lambda: self.file_menu().exec(
-            self.file_button.mapToGlobal(self.file_button.rect().bottomLeft())))
+        self.file_button.clicked.connect(lambda: exec_once(
+            self.file_menu(), self.file_button.mapToGlobal(self.file_button.rect().bottomLeft())))
         seed = QWidget()
         seed_box = QHBoxLayout(seed)
         seed_box.setContentsMargins(0, 0, 0, 0)

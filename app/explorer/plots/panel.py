@@ -28,6 +28,7 @@ from app.explorer.plots.residual import ResidualTab
 from app.explorer.plots.tab_overflow import TabOverflow
 from app.session import Change
 from app.widgets.appearance import appearance
+from app.widgets.menus import popup_once
 
 
 _PANELS: "weakref.WeakSet[PlotsPanel]" = weakref.WeakSet()
@@ -172,8 +173,7 @@ class PlotsPanel(QTabWidget):
             action = menu.addAction(text)
             action.setObjectName(f"plotsExport{suffix.upper()}")
             action.triggered.connect(lambda _checked=False, suffix=suffix: self.export_with_dialog(suffix))
-        self.context_menu = menu
-        menu.popup(tab.graphics.mapToGlobal(pos))
+        self.context_menu = popup_once(menu, tab.graphics.mapToGlobal(pos))
 
     def export_with_dialog(self, suffix: str) -> Path | None:
         """Ask where to write the figure on screen (starting in the user's documents folder),

@@ -35,7 +35,7 @@ class FfnDemoSource(QObject):
         return self._using_session
 
     def scenario(self) -> Scenario:
-        if self._using_session:
+        if self._using_session and self.session.config.attention:   # a hidden page has not caught up yet
             return self.session.scenario
         if self._default is None:
             self._default = load_scenario(DEFAULT_SCENARIO)
@@ -104,7 +104,10 @@ class DemoPart(Part):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
-            self.refresh()
+            if self.isVisible():
+                self.refresh()
+            else:                      # hidden: the page may not have heard the Session yet; catch up when shown
+                self._stale = True
         QWidget.changeEvent(self, event)
 
     def refresh(self) -> None:

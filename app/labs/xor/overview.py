@@ -82,6 +82,7 @@ class XorOverview(QWidget):
         self.side.addWidget(ffn_side)
         top.addWidget(self.side, 9)
         self._linear = True                          # the table shows the line's ŷ (parts ① ②) or the FFN's
+        self._glosses_stale = False
         self.retranslate()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
@@ -95,8 +96,17 @@ class XorOverview(QWidget):
         self.activation_title.setText(self.tr("Activation:"))
         for k, name in enumerate(ACTIVATIONS):
             self.activation_combo.setItemText(k, activation_label(name, "choice"))
-        if self.table.rowCount():
-            self.show_data()                         # the glosses beside the sentences come and go
+        if self.table.rowCount():                    # the glosses beside the sentences come and go
+            if self.isVisible():
+                self.show_data()
+            else:                                    # hidden: the Session may hold another block by now
+                self._glosses_stale = True
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if self._glosses_stale and self.session.state.targets is not None:
+            self._glosses_stale = False
+            self.show_data()
 
     def _output_header(self) -> str:
         return self.tr("linear ŷ") if self._linear else self.tr("FFN ŷ")
