@@ -32,6 +32,7 @@ _DISPLAY, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
                                  Qt.ToolTipRole))
 _RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
 _MARK = MARK_ROLE
+_VERTICAL = Qt.Orientation.Vertical
 _SHOWN = Change.TRACE | Change.SELECTION | Change.HIGHLIGHT
 
 
@@ -119,9 +120,10 @@ class HookTableModel(QAbstractTableModel):
         return None
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
-        if role != Qt.DisplayRole:
+        # Roles compared as ints: a header's size hint asks ~700 times on every hook shown.
+        if int(role) != _DISPLAY:
             return None
-        if orientation == Qt.Vertical:
+        if orientation == _VERTICAL:
             tokens = self.session.tokens
             return tokens[section] if self.array.shape[0] == len(tokens) and section < len(tokens) else str(section + 1)
         return f"{self.column_prefix}{section + 1}"

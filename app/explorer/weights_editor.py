@@ -46,6 +46,7 @@ _DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
                                  Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole,
                                  Qt.ItemDataRole.ToolTipRole))
 _MARK = MARK_ROLE
+_HORIZONTAL = Qt.Orientation.Horizontal
 _ROLES = frozenset((_DISPLAY, _EDIT, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP, _MARK))
 _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 _SYNCED = Change.TRACE | Change.EDIT_TARGET
@@ -291,10 +292,15 @@ class WeightTableModel(QAbstractTableModel):
         return self._session.set_value(self._name, self.full_index(index.row(), index.column()), number, text)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        label = self.column_label(section) if orientation == Qt.Orientation.Horizontal else self.row_label(section)
-        if role == Qt.ItemDataRole.DisplayRole:
+        # Roles compared as ints, the label made only when asked for: a header's size hint asks
+        # ~700 times (every role of 200 sections) whenever the edited tensor changes.
+        role = int(role)
+        if role != _DISPLAY and role != _TOOLTIP:
+            return None
+        label = self.column_label(section) if orientation == _HORIZONTAL else self.row_label(section)
+        if role == _DISPLAY:
             return label
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             meaning = self._axis_meaning(label)
             return f"{label}: {meaning}" if meaning else label
         return None

@@ -160,3 +160,22 @@ def test_format_number_words_non_finite_values_by_kind():
     assert format_number(-math.inf, words=words) == "−∞"       # no word given: the symbol
     for value in (math.nan, math.inf, -math.inf):
         assert "nan" not in format_number(value) and "inf" not in format_number(value)
+
+
+@pytest.mark.parametrize("peak", [1.0, FLOAT16_MAX, -FLOAT16_MAX, 65505.0, -7e4, 1e39, math.inf, -math.inf,
+                                  math.nan])
+def test_hook_issues_fast_path_agrees_with_the_cell_marks(peak):
+    """hook_issues answers an ordinary hook without cell marks; at the edges it must say what
+    the marks say (float16 limit, overflow, NaN, a zero spread under a norm)."""
+    array = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    array[1, 2] = peak
+    trace = {"hook_resid_mid": array, "ln2.hook_scale": np.array([[1.0], [0.0], [2.0]]),
+             "ln2.hook_normalized": np.linspace(-1.0, 1.0, 12).reshape(3, 4)}
+    found = hook_issues(CONFIG, trace, "hook_resid_mid")
+    problems = [issue.problem for issue in found]
+    if abs(peak) <= FLOAT16_MAX:
+        assert found == []
+    else:
+        assert problems and all(issue.first == (1, 2) for issue in found)
+    assert [i.problem for i in hook_issues(CONFIG, trace, "ln2.hook_normalized")] == [Problem.ZERO_SPREAD]
+    assert [i.problem for i in hook_issues(CONFIG, trace, "ln2.hook_scale")] == [Problem.ZERO_SPREAD]
