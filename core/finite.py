@@ -117,6 +117,12 @@ def hook_issues(config: BlockConfig, trace: Trace, hook: str) -> list[HookIssue]
     array = np.asarray(trace[hook])
     if not array.size:
         return []
+    with np.errstate(all="ignore"):
+        peak = np.abs(array).max()                  # NaN or ∞ here: not ordinary, look closer
+    scale = _scale_hook(hook)
+    if peak <= min(FLOAT16_MAX, EXP_LIMIT) and (scale is None or scale not in trace
+                                                or np.all(np.asarray(trace[scale]) != 0)):
+        return []                                   # the common case, without the cell marks
     marks = cell_marks(config, trace, hook)
     found = []
     for code, problem in ((Cell.OVERFLOW, Problem.OVERFLOW), (Cell.UNDEFINED, Problem.UNDEFINED),

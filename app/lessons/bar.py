@@ -65,6 +65,7 @@ class LessonBar(QWidget):
 
         self.caption = QLabel()
         self.caption.setObjectName("lessonCaption")
+        self._caption_floor = 0                        # the tallest the caption was at this step
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.RichText)
         self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)   # no link is followed, none opened
@@ -237,6 +238,8 @@ class LessonBar(QWidget):
         self.previous.setEnabled(controller.index > 0)
         self.next.setEnabled(controller.index < len(controller.lesson) - 1)
         self._set_answer_shown(False)
+        self._caption_floor = 0                        # a new step: the caption may shrink again
+        self.caption.setMinimumHeight(0)
         self._render()
 
     def _clean_changed(self, _clean: bool) -> None:
@@ -266,7 +269,10 @@ class LessonBar(QWidget):
         title = step.title.get(self.language)
         mark = f"  <span style='color:#b35806'>{self.tr('(your edits)')}</span>" if edited else ""
         caption = step.render("caption", self.language, trace)
-        self.caption.setText(f"<b>{_html(title)}</b>{mark}<br>{_html(caption)}")
+        text = f"<b>{_html(title)}</b>{mark}<br>{_html(caption)}"
+        if text != self.caption.text():
+            self.caption.setText(text)
+            self._keep_caption_height()
         question = step.render("question", self.language, trace)
         self.question.setVisible(question is not None)
         self.show_answer.setVisible(question is not None)
@@ -274,6 +280,15 @@ class LessonBar(QWidget):
         if question is not None:
             self.question.setText(self.tr("Question: %1").replace("%1", question))
             self.answer.setText(step.render("answer", self.language, trace))
+
+    def _keep_caption_height(self) -> None:
+        """Within a step the caption never shrinks: a live number one digit shorter must not
+        relayout (and repaint) the whole window on every edit."""
+        width = self.caption.width()
+        needed = self.caption.heightForWidth(width) if width > 0 else -1
+        if needed > self._caption_floor:
+            self._caption_floor = needed
+            self.caption.setMinimumHeight(needed)
 
 
 def _html(text: str) -> str:
