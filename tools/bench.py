@@ -449,7 +449,8 @@ def default_block(args) -> int:
         return 0
 
     # Every step of every shipped lesson: a Session cell edit, and on a lab the lab's own control.
-    results = [("default block: W_in edit", percentile_ms(edit_ms, 50), percentile_ms(edit_ms, 95))]
+    results = [("default block: W_in edit", percentile_ms(edit_ms, 50), percentile_ms(edit_ms, 95),
+                percentile_ms(cpu_ms, 50), percentile_ms(cpu_ms, 95))]
     out.note(f"\nlessons: {args.step_edits} edits per step (figures: ms, and x = ratio to the bare repaint)")
     for path in sorted(lessons_dir().glob("*.json")):
         if args.lesson and not any(part in path.stem for part in args.lesson.split(",")):
@@ -473,7 +474,8 @@ def default_block(args) -> int:
                 wall, cpu = timed_edits(app, counter, session, workers, edit, args.step_edits)
                 label = f"{path.stem}.{index}.{step.id} {kind}"
                 report_line(out, label, wall, cpu, base)
-                results.append((label, percentile_ms(wall, 50), percentile_ms(wall, 95)))
+                results.append((label, percentile_ms(wall, 50), percentile_ms(wall, 95),
+                                percentile_ms(cpu, 50), percentile_ms(cpu, 95)))
                 if args.paints:
                     top = sorted(counter.counts.items(), key=lambda item: -item[1])[:8]
                     out.note("      paints/edit: " + ", ".join(f"{n} {c / len(wall):.1f}" for n, c in top))
@@ -481,7 +483,12 @@ def default_block(args) -> int:
     medians = [item[1] for item in results]
     out.note(f"\nworst: {worst[0]}  p50 {worst[1]:.2f} ms  p95 {worst[2]:.2f} ms "
              f"(x{worst[2] / base[1]:.1f} the bare repaint)")
+    worst_cpu = max(results, key=lambda item: item[4])
+    out.note(f"worst by process CPU: {worst_cpu[0]}  cpu p50 {worst_cpu[3]:.2f} ms  p95 {worst_cpu[4]:.2f} ms")
+    out.note(f"load average {os.getloadavg()[0]:.1f}")
     out("median_of_step_medians_ms", float(np.median(medians)))
+    out("median_of_step_cpu_medians_ms", float(np.median([item[3] for item in results])))
+    out("worst_edit_to_paint_cpu_p95_ms", worst_cpu[4])
     out("worst_edit_to_paint_median_ms", max(medians))
     out("worst_edit_to_paint_p95_ratio", worst[2] / base[1], 1)
     out("worst_edit_to_paint_p95_ms", worst[2])
