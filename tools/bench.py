@@ -1,14 +1,29 @@
-"""How fast an edit reaches the screen: on the default block, and at every size up to a
-GPT-2-small layer.
+"""How fast an edit reaches the screen: on the default block, at every step of every shipped
+lesson, and at every size up to a GPT-2-small layer.
 
-    QT_QPA_PLATFORM=offscreen python tools/bench.py [--edits 300]
+    QT_QPA_PLATFORM=offscreen python tools/bench.py [--edits 300] [--step-edits 40]
+    QT_QPA_PLATFORM=offscreen python tools/bench.py --no-lessons          # the default block only
+    QT_QPA_PLATFORM=offscreen python tools/bench.py --lesson c4 --paints  # one lesson, paints per widget
     QT_QPA_PLATFORM=offscreen python tools/bench.py --size gpt2-small
     QT_QPA_PLATFORM=offscreen python tools/bench.py --size all
 
-Without --size: the default block (resources/scenarios/block-default.json), as always: the
-median and 95th percentile of a weight edit until every view has repainted, the same edit's
-`core` recompute alone, and start-up to the first painted window. The last line is
-`edit_to_paint_p95_ms=<number>`. Target: p95 ≤ 16 ms (one frame at 60 Hz).
+Without --size (the default path), in one window of 1280x800:
+1. a baseline: a bare repaint of an empty QWidget window of the same size (update() → its paint
+   event), p50 and p95; every figure after it is also printed as a ratio to it (p50 to p50,
+   p95 to p95, "x12.3"), so figures from noisy machines compare;
+2. the default block (resources/scenarios/block-default.json), as always: the median and 95th
+   percentile of a weight edit until every visible widget has repainted (one event filter on
+   QEvent.Paint on each; the paints per edit are counted per widget and printed), the same edit's
+   `core` recompute alone, start-up to the first painted window, wall and process-CPU figures,
+   ending with `edit_to_paint_p95_ms=<number>`;
+3. every step of every shipped lesson (resources/lessons/*.json), opened through the lesson
+   controller as a learner would: a Session cell edit (one weight, W_in if the block has it) and,
+   where the step shows a lab, the shown lab part's own main control (its first visible slider,
+   else spin box) — p50/p95 wall and CPU for each, until the last repaint (a background worker
+   the edit starts is waited for: its result's paint is part of the edit). Then the worst step,
+   and the last line `worst_edit_to_paint_p95_ms=<number>`.
+Target (issue 13): worst p95 ≤ 16 ms and median ≤ 8 ms (one frame at 60 Hz). On a loaded machine
+compare the CPU figures and the ratios.
 
 --size lesson|d64|d256|gpt2-small (several: a comma list; `all` = every one, then the default
 block last) builds each block in memory with core.formats.generate.preset (seeded random
@@ -226,38 +241,199 @@ def show_window(app, window):
     return probe.last_paint
 
 
-# --- the default block (the figures kept since issue 6) --------------------------------------
+# --- the default block (the figures kept since issue 6), then every lesson step --------------
+
+class PaintCounter:
+    """One event filter on every visible widget: when each was last painted and how often."""
+
+    def __init__(self):
+        from PySide6.QtCore import QEvent, QObject
+
+        counter = self
+
+        class _Filter(QObject):
+            def eventFilter(self, watched, event):  # noqa: N802
+                if event.type() == QEvent.Paint:
+                    counter.last_paint = time.perf_counter()
+                    key = watched.objectName() or type(watched).__name__
+                    counter.counts[key] = counter.counts.get(key, 0) + 1
+                return False
+
+        self.filter = _Filter()
+        self.last_paint = None
+        self.counts: dict[str, int] = {}
+        self.watched: list = []
+
+    def watch(self, window) -> int:
+        from PySide6.QtWidgets import QWidget
+        for widget in self.watched:
+            try:
+                widget.removeEventFilter(self.filter)
+            except RuntimeError:                # deleted since
+                pass
+        self.watched = [w for w in window.findChildren(QWidget) if w.isVisible()] + [window]
+        for widget in self.watched:
+            widget.installEventFilter(self.filter)
+        return len(self.watched)
+
+
+def busy_workers(window) -> list:
+    """The background workers a lab or plot may start on an edit (their result is part of it)."""
+    found = []
+    for module, name in (("app.widgets.worker", "Worker"), ("app.labs.generations.worker", "Worker"),
+                         ("app.labs.model.worker", "Job")):
+        try:
+            cls = getattr(__import__(module, fromlist=[name]), name)
+        except ImportError:
+            continue
+        found += window.findChildren(cls)
+    return found
+
+
+def _busy(worker) -> bool:
+    try:
+        if getattr(worker, "busy", False) is True:
+            return True
+        running = getattr(worker, "is_running", None)
+        return bool(running()) if running is not None else False
+    except RuntimeError:
+        return False
+
+
+def settle_all(app, counter, session, workers, limit_s: float = 10.0) -> None:
+    """Process events until the Session has no coalesced update pending, no worker runs, and a
+    pass paints nothing."""
+    deadline = time.perf_counter() + limit_s
+    while time.perf_counter() < deadline:
+        while getattr(session, "pending", False):
+            app.processEvents()
+        before = counter.last_paint
+        app.processEvents()
+        if counter.last_paint == before and not getattr(session, "pending", False) \
+                and not any(_busy(w) for w in workers):
+            app.processEvents()
+            if counter.last_paint == before:
+                return
+        elif any(_busy(w) for w in workers):
+            time.sleep(0.0005)
+
+
+def timed_edits(app, counter, session, workers, edit, count: int):
+    """`edit(step)` `count` times: wall and CPU ms until the last repaint it caused."""
+    wall, cpu = [], []
+    for step in range(count):
+        start, clock = time.perf_counter(), time.process_time()
+        edit(step)
+        settle_all(app, counter, session, workers)
+        end = counter.last_paint if counter.last_paint is not None and counter.last_paint >= start else start
+        wall.append(max(end, start) - start)
+        cpu.append(time.process_time() - clock)
+    return wall, cpu
+
+
+def baseline(app, count: int):
+    """A bare repaint of an empty QWidget window of the bench's size: update() → its paint."""
+    from PySide6.QtWidgets import QWidget
+    counter = PaintCounter()
+    empty = QWidget()
+    empty.resize(*WINDOW)
+    empty.show()
+    counter.watch(empty)
+    while counter.last_paint is None:
+        app.processEvents()
+    wall = []
+    for _ in range(count):
+        start = time.perf_counter()
+        empty.update()
+        while counter.last_paint < start:
+            app.processEvents()
+        wall.append(counter.last_paint - start)
+    empty.close()
+    return percentile_ms(wall, 50), percentile_ms(wall, 95)
+
+
+def weight_edit(session):
+    """A Session cell edit: one weight of the block (W_in if it has one)."""
+    names = [n for n in session.tensor_names() if n not in ("inputs", "targets")]
+    name = "W_in" if "W_in" in names else names[0]
+    index = (0,) * session.tensor(name).ndim
+    values = edit_values(64)
+    return name, lambda step: session.set_value(name, index, values[step % len(values)])
+
+
+def lab_control(window):
+    """The shown lab part's own main control: its first visible slider, else spin box."""
+    from PySide6.QtWidgets import QDoubleSpinBox, QSlider, QSpinBox
+    page = window.work.currentWidget()
+    if window.work.currentIndex() == 0 or page is None:
+        return None
+    lab = next((w for w in window.labs.values() if w.parentWidget() is page), None)
+    if lab is None:
+        return None
+    part = lab.part(lab.current_part())
+    for kind in (QSlider, QDoubleSpinBox, QSpinBox):
+        for control in part.findChildren(kind):
+            if control.isVisible() and control.isEnabled() and control.maximum() > control.minimum():
+                low, high = control.minimum(), control.maximum()
+                span = high - low
+                values = [low + span * f for f in (0.3, 0.6, 0.45, 0.7, 0.35, 0.55)]
+                if not isinstance(control, QDoubleSpinBox):
+                    values = [int(round(v)) for v in values]
+                name = control.objectName() or type(control).__name__
+                return name, lambda step, c=control, v=values: c.setValue(v[step % len(v)])
+    return None
+
+
+def report_line(out, label: str, wall, cpu, base) -> float:
+    p50, p95 = percentile_ms(wall, 50), percentile_ms(wall, 95)
+    c50, c95 = percentile_ms(cpu, 50), percentile_ms(cpu, 95)
+    out.note(f"  {label:<52} wall p50 {p50:6.2f} ms (x{p50 / base[0]:5.1f})  p95 {p95:6.2f} ms "
+             f"(x{p95 / base[1]:5.1f})   cpu p50 {c50:6.2f}  p95 {c95:6.2f}")
+    return p95
+
 
 def default_block(args) -> int:
+    from app.document import Answer
     from app.launch import build_window
     from core.block import forward
-    from core.resources import default_scenario
+    from core.resources import default_scenario, lessons_dir
 
     app, window = build_window(default_scenario(), "en")
+    window.document.answer_unsaved = lambda *args: Answer.DISCARD   # the edits: no modal question
     first_paint = show_window(app, window)
     startup_ms = (first_paint - START) * 1000.0
     for _ in range(5):
         app.processEvents()
     session = window.session
     _SESSION[:] = [session]
-    probes = watch_views(window)
-    edit_ms, cpu_ms, core_ms, repainted = [], [], [], []
+    counter = PaintCounter()
+    watched = counter.watch(window)
+    workers = busy_workers(window)
+    out = Out()
+    base = baseline(app, max(50, args.edits // 2))
+    window.activateWindow()
+    settle_all(app, counter, session, workers)
+    edit_ms, cpu_ms, core_ms = [], [], []
     config = session.config
+    counter.counts.clear()
     for value in edit_values(args.edits):
         start, cpu = time.perf_counter(), time.process_time()
         session.set_value("W_in", (0, 0), value)
-        repainted.append(wait_settled(app, probes, start))
-        edit_ms.append(time.perf_counter() - start)
+        settle_all(app, counter, session, workers)
+        edit_ms.append(max(counter.last_paint, start) - start)
         cpu_ms.append(time.process_time() - cpu)
         weights = {name: session.tensor(name) for name in session.tensor_names() if name not in ("inputs", "targets")}
         inputs = session.tensor("inputs")
         start = time.perf_counter()
         forward(config, weights, inputs)
         core_ms.append(time.perf_counter() - start)
+    painted = sorted(counter.counts.items(), key=lambda item: -item[1])
 
-    out = Out()
     out.note(f"edits: {args.edits} on block-default (T=5, d=4, 2 heads, d_ff=6), window {WINDOW[0]}x{WINDOW[1]}")
-    out.note(f"surfaces repainted per edit (median): {int(np.median(repainted))} of {len(probes)} watched")
+    out.note(f"paints per edit by widget ({watched} visible widgets watched): "
+             + ", ".join(f"{name} {count / args.edits:.1f}" for name, count in painted[:12]))
+    out("baseline_repaint_median_ms", base[0], 3)
+    out("baseline_repaint_p95_ms", base[1], 3)
     out("startup_to_first_paint_ms", startup_ms, 1)
     out("core_recompute_median_ms", percentile_ms(core_ms, 50), 3)
     out("core_recompute_p95_ms", percentile_ms(core_ms, 95), 3)
@@ -265,7 +441,57 @@ def default_block(args) -> int:
     out("edit_to_paint_cpu_p95_ms", percentile_ms(cpu_ms, 95))
     out.note(f"load average {os.getloadavg()[0]:.1f}")
     out("edit_to_paint_median_ms", percentile_ms(edit_ms, 50))
+    out("edit_to_paint_median_ratio", percentile_ms(edit_ms, 50) / base[0], 1)
+    out("edit_to_paint_p95_ratio", percentile_ms(edit_ms, 95) / base[1], 1)
     out("edit_to_paint_p95_ms", percentile_ms(edit_ms, 95))
+    if args.no_lessons:
+        window.close()
+        return 0
+
+    # Every step of every shipped lesson: a Session cell edit, and on a lab the lab's own control.
+    results = [("default block: W_in edit", percentile_ms(edit_ms, 50), percentile_ms(edit_ms, 95),
+                percentile_ms(cpu_ms, 50), percentile_ms(cpu_ms, 95))]
+    out.note(f"\nlessons: {args.step_edits} edits per step (figures: ms, and x = ratio to the bare repaint)")
+    for path in sorted(lessons_dir().glob("*.json")):
+        if args.lesson and not any(part in path.stem for part in args.lesson.split(",")):
+            continue
+        window.document.open_lesson(path, 0, ask=False)
+        lesson = window.lessons.lesson
+        out.note(f"{path.stem} ({len(lesson.steps)} steps)")
+        for index, step in enumerate(lesson.steps):
+            window.lessons.go(index)
+            for _ in range(3):
+                app.processEvents()
+            counter.watch(window)
+            workers = busy_workers(window)
+            settle_all(app, counter, session, workers, 30.0)
+            edits = [("session " + weight_edit(session)[0], weight_edit(session)[1])]
+            control = lab_control(window)
+            if control is not None:
+                edits.append(("lab " + control[0], control[1]))
+            for kind, edit in edits:
+                counter.counts.clear()
+                wall, cpu = timed_edits(app, counter, session, workers, edit, args.step_edits)
+                label = f"{path.stem}.{index}.{step.id} {kind}"
+                report_line(out, label, wall, cpu, base)
+                results.append((label, percentile_ms(wall, 50), percentile_ms(wall, 95),
+                                percentile_ms(cpu, 50), percentile_ms(cpu, 95)))
+                if args.paints:
+                    top = sorted(counter.counts.items(), key=lambda item: -item[1])[:8]
+                    out.note("      paints/edit: " + ", ".join(f"{n} {c / len(wall):.1f}" for n, c in top))
+    worst = max(results, key=lambda item: item[2])
+    medians = [item[1] for item in results]
+    out.note(f"\nworst: {worst[0]}  p50 {worst[1]:.2f} ms  p95 {worst[2]:.2f} ms "
+             f"(x{worst[2] / base[1]:.1f} the bare repaint)")
+    worst_cpu = max(results, key=lambda item: item[4])
+    out.note(f"worst by process CPU: {worst_cpu[0]}  cpu p50 {worst_cpu[3]:.2f} ms  p95 {worst_cpu[4]:.2f} ms")
+    out.note(f"load average {os.getloadavg()[0]:.1f}")
+    out("median_of_step_medians_ms", float(np.median(medians)))
+    out("median_of_step_cpu_medians_ms", float(np.median([item[3] for item in results])))
+    out("worst_edit_to_paint_cpu_p95_ms", worst_cpu[4])
+    out("worst_edit_to_paint_median_ms", max(medians))
+    out("worst_edit_to_paint_p95_ratio", worst[2] / base[1], 1)
+    out("worst_edit_to_paint_p95_ms", worst[2])
     window.close()
     return 0
 
@@ -426,6 +652,8 @@ def run_child(size: str | None, part: str, args) -> None:
     command = [sys.executable, str(Path(__file__).resolve()), "--edits", str(args.edits)]
     if size is not None:
         command += ["--size", size, "--part", part, "--moves", str(args.moves), "--budget", str(args.budget)]
+    else:
+        command.append("--no-lessons")
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
         lines = [line for line in result.stdout.splitlines() if line.strip()]
@@ -451,6 +679,10 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=30, help="slider positions in a drag burst (default 30)")
     parser.add_argument("--budget", type=float, default=30.0,
                         help="seconds of edits per size at most (at least 10 edits; default 30)")
+    parser.add_argument("--step-edits", type=int, default=40, help="edits per lesson step (default 40)")
+    parser.add_argument("--lesson", default=None, help="only lessons whose file name contains this (comma list)")
+    parser.add_argument("--no-lessons", action="store_true", help="the default block only (as before issue 13)")
+    parser.add_argument("--paints", action="store_true", help="print paints per edit by widget for each step")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per part before it is stopped")
     args = parser.parse_args()
 

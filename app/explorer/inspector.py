@@ -472,7 +472,9 @@ class Inspector(QWidget):
             sentence = f"⚠ {reason} {sentence}" if reason else sentence
         self.sentence.setText(sentence)
         self._show_problem(hook)
-        self.explanation.setPlainText(f"{where}\n{self.worded(explanation)}")
+        text = f"{where}\n{self.worded(explanation)}"
+        if text != self.explanation.toPlainText():      # unchanged: no relayout of the document
+            self.explanation.setPlainText(text)
 
     def _show_problem(self, hook: str) -> None:
         """A red line under the title when the hook has values that are not finite (amber for notes)."""

@@ -65,6 +65,8 @@ class LessonBar(QWidget):
 
         self.caption = QLabel()
         self.caption.setObjectName("lessonCaption")
+        self._caption_floor = 0                        # the tallest the caption was at this step
+        self.caption.installEventFilter(self)
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.RichText)
         self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)   # no link is followed, none opened
@@ -112,7 +114,7 @@ class LessonBar(QWidget):
 
         controller.lessonChanged.connect(self._lesson_changed)
         controller.stepChanged.connect(self._step_changed)
-        session.changed.connect(lambda change: change & Change.TRACE and self._render())
+        session.changed.connect(lambda change: change & Change.TRACE and self._render(edited=True))
         session.undo_stack.cleanChanged.connect(self._clean_changed)   # the "(your edits)" mark
         self._answer_shown = False
         self.retranslate()
@@ -182,6 +184,7 @@ class LessonBar(QWidget):
             font = label.font()
             font.setPointSizeF(look.points(13))
             label.setFont(font)
+        self._release_caption()
         self._render()
 
     def add_trailing(self, widget: QWidget) -> None:
@@ -237,6 +240,7 @@ class LessonBar(QWidget):
         self.previous.setEnabled(controller.index > 0)
         self.next.setEnabled(controller.index < len(controller.lesson) - 1)
         self._set_answer_shown(False)
+        self._release_caption()                        # a new step: the caption may shrink again
         self._render()
 
     def _clean_changed(self, _clean: bool) -> None:
@@ -256,8 +260,9 @@ class LessonBar(QWidget):
         self._answer_shown = shown
         self._answer_button_text()
 
-    def _render(self) -> None:
-        """Captions read the live trace, so their numbers follow every edit."""
+    def _render(self, edited: bool = False) -> None:
+        """Captions read the live trace, so their numbers follow every edit (`edited`: an edit's
+        new numbers, which never make the caption shorter within the step)."""
         step = self.controller.step
         if step is None:
             return
@@ -266,7 +271,11 @@ class LessonBar(QWidget):
         title = step.title.get(self.language)
         mark = f"  <span style='color:#b35806'>{self.tr('(your edits)')}</span>" if edited else ""
         caption = step.render("caption", self.language, trace)
-        self.caption.setText(f"<b>{_html(title)}</b>{mark}<br>{_html(caption)}")
+        text = f"<b>{_html(title)}</b>{mark}<br>{_html(caption)}"
+        if text != self.caption.text():
+            if edited:
+                self._keep_caption_height()
+            self.caption.setText(text)
         question = step.render("question", self.language, trace)
         self.question.setVisible(question is not None)
         self.show_answer.setVisible(question is not None)
@@ -274,6 +283,25 @@ class LessonBar(QWidget):
         if question is not None:
             self.question.setText(self.tr("Question: %1").replace("%1", question))
             self.answer.setText(step.render("answer", self.language, trace))
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.caption and event.type() == QEvent.Type.Resize \
+                and event.size().width() != event.oldSize().width():
+            self._release_caption()                    # another width: its own height
+        return super().eventFilter(watched, event)
+
+    def _release_caption(self) -> None:
+        if self._caption_floor:
+            self._caption_floor = 0
+            self.caption.setMinimumHeight(0)
+
+    def _keep_caption_height(self) -> None:
+        """Within a step the caption does not shrink on an edit: a live number one digit shorter
+        must not relayout (and repaint) the whole window on every edit."""
+        height = self.caption.height()
+        if self.caption.isVisible() and height > self._caption_floor:
+            self._caption_floor = height
+            self.caption.setMinimumHeight(height)
 
 
 def _html(text: str) -> str:

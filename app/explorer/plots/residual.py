@@ -168,6 +168,7 @@ class ResidualTab(PlotTab):
             self.mode = mode
             self.structure = structure
             self.legend_form = None
+            self.y_shown = None
             self.forget()
         if mode == "bars":
             form = self._fit_legend(stages)
@@ -215,7 +216,12 @@ class ResidualTab(PlotTab):
             offset = 0.5 - GROUP_WIDTH / 2 + (n + 0.5) * bar_width
             self.bars[n].setOpts(x=np.arange(row.size) + offset, height=row, width=bar_width * 0.92)
         low, high = min(0.0, float(np.nanmin(rows))), max(0.0, float(np.nanmax(rows)))
-        self.plot.setYRange(low, high, padding=0.08)
+        # The axis stays while the bars fit it and fill at least half of it: a new range on every
+        # edit would re-tick the axis and relayout the plot each time.
+        shown = getattr(self, "y_shown", None)
+        if shown is None or low < shown[0] or high > shown[1] or high - low < 0.5 * (shown[1] - shown[0]):
+            self.plot.setYRange(low, high, padding=0.08)
+            self.y_shown = (low, high)
 
     def hover_text(self, scene_pos: QPointF) -> str | None:
         if self.mode != "image":

@@ -71,6 +71,12 @@ class XorTable(QTableWidget):
         needed = sum(max(header.sectionSizeHint(c), self.sizeHintForColumn(c))
                      for c in range(self.columnCount()) if not self.isColumnHidden(c))
         width = needed + 2 * self.frameWidth()
+        # A number one digit shorter after an edit does not narrow the table (that would relayout
+        # and repaint the whole lab on every edit); other columns or rows do.
+        shape = (self.rowCount(), tuple(c for c in range(self.columnCount()) if not self.isColumnHidden(c)))
+        if shape == getattr(self, "_fitted_shape", None):
+            width = max(width, self.minimumWidth())
+        self._fitted_shape = shape
         if self.width() != width or self.minimumWidth() != width:
             self.setFixedWidth(width)
 
