@@ -5,7 +5,7 @@ import html
 from functools import partial
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel
 
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
@@ -30,8 +30,42 @@ SEQUENTIAL = pg.colormap.get("viridis")
 trimmed = partial(format_number, trim=True)
 
 
+class SteadyLabel(QLabel):
+    """A wrapping label whose height at a given width does not shrink when its text does: a live
+    number one digit shorter (or a sentence one word shorter) must not re-lay out the lab, resize
+    its plots and repaint them on every edit. `release()` (a new scenario, a new language) lets it
+    fit its text again."""
+
+    MAX_WIDTHS = 64                                  # heights remembered per width, at most
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._tallest: dict[int, int] = {}
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        height = super().heightForWidth(width)
+        tallest = self._tallest.get(width, -1)
+        if height <= tallest:
+            return tallest
+        if len(self._tallest) >= self.MAX_WIDTHS:
+            self._tallest.clear()
+        self._tallest[width] = height
+        return height
+
+    def release(self) -> None:
+        if self._tallest:
+            self._tallest.clear()
+            self.updateGeometry()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
+            self._tallest.clear()
+        super().changeEvent(event)
+
+
 def label(name: str, points: float = TEXT_PT, wrap: bool = True) -> QLabel:
-    widget = QLabel()
+    """A rich-text label; a wrapping one keeps its height while its text changes (SteadyLabel)."""
+    widget = SteadyLabel() if wrap else QLabel()
     widget.setObjectName(name)
     widget.setFont(font(points))
     widget.setWordWrap(wrap)
