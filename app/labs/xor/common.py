@@ -40,10 +40,22 @@ class SteadyLabel(QLabel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._tallest: dict[int, int] = {}
+        self._tallest: dict[int, int] = {}          # the tallest height at each width
+        self._fitted: dict[int, int] = {}           # the current text's height at each width
+        self._fitted_text: str | None = None
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
-        height = super().heightForWidth(width)
+        # A layout asks this dozens of times per edit; laying out rich text each time costs
+        # (~30 µs): its answer is kept until the text (or the font) changes.
+        text = self.text()
+        if text != self._fitted_text:
+            self._fitted_text = text
+            self._fitted.clear()
+        height = self._fitted.get(width)
+        if height is None:
+            if len(self._fitted) >= self.MAX_WIDTHS:
+                self._fitted.clear()
+            height = self._fitted[width] = super().heightForWidth(width)
         tallest = self._tallest.get(width, -1)
         if height <= tallest:
             return tallest
@@ -60,6 +72,7 @@ class SteadyLabel(QLabel):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
             self._tallest.clear()
+            self._fitted.clear()
         super().changeEvent(event)
 
 
@@ -96,6 +109,23 @@ def axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
 
 def plot_title(plot: pg.PlotItem, text: str) -> None:
     set_title(plot, text, "11pt")
+
+
+def steady_plot_title(plot: pg.PlotItem, text: str) -> None:
+    """A title that changes with the numbers (a formula): it may widen its plot, never narrow it,
+    so a coefficient losing its minus sign does not re-lay out (and repaint) every plot beside it."""
+    plot_title(plot, text)
+    title = plot.titleLabel
+    width = title.minimumWidth()
+    kept = getattr(title, "_steady_width", 0.0)
+    if width < kept:
+        title.setMinimumWidth(kept)
+        hints = getattr(title, "_sizeHint", None)               # pyqtgraph's LabelItem keeps its hints here
+        if hints:
+            for which in (Qt.SizeHint.MinimumSize, Qt.SizeHint.PreferredSize):
+                hints[which] = (kept, hints[which][1])
+    else:
+        title._steady_width = width
 
 
 def graphics(name: str) -> pg.GraphicsLayoutWidget:
