@@ -98,6 +98,10 @@ def esc(text: str) -> str:
 
 def new_plot(title: str = "") -> pg.PlotItem:
     plot = quiet_plot(pg.PlotItem(), TICK_PT)
+    # Tick labels may widen an axis, never narrow it: a y range that rescales on an edit
+    # ("0.5" → "0.25" → "1") must not re-lay out (and repaint) every plot in the view.
+    for side in ("left", "bottom"):
+        plot.getAxis(side).setStyle(autoReduceTextSpace=False)
     if title:
         plot_title(plot, title)
     return plot
