@@ -435,3 +435,26 @@ def test_the_counts_shown_are_cores(lab_panel):
     right = lab.count_right(session.trace["hook_resid_post"], session.state.targets)
     assert right == 3
     assert f"{right} of 4" in plain(find(panel, QLabel, "xorThreshold"))
+
+
+@pytest.mark.parametrize("part, view", [("neurons", "maps_view"), ("bias", "bias_view")])
+def test_an_edit_does_not_re_lay_out_the_plots(lab_panel, qtbot, part, view):
+    """A caption one line shorter, a formula losing its minus sign, a y axis rescaling: none of
+    them moves or resizes the plots (that repaints them whole, several times per edit)."""
+    session, panel = lab_panel
+    panel.set_focus(part)
+    widget = getattr(panel.part(part), view)
+    values = [0.25 * (k - 4) + 0.125 for k in range(8)]
+
+    def cycle():
+        shapes = set()
+        for value in values:
+            session.set_value("W_in", (0, 0), value)
+            qtbot.wait(1)
+            plots = [item.geometry().getRect() for item in widget.ci.items]
+            shapes.add((widget.size().toTuple(), tuple(plots)))
+        return shapes
+
+    cycle()                                                    # the widest texts once seen
+    shapes = cycle()
+    assert len(shapes) == 1

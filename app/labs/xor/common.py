@@ -5,7 +5,7 @@ import html
 from functools import partial
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel
 
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
@@ -30,8 +30,55 @@ SEQUENTIAL = pg.colormap.get("viridis")
 trimmed = partial(format_number, trim=True)
 
 
+class SteadyLabel(QLabel):
+    """A wrapping label whose height at a given width does not shrink when its text does: a live
+    number one digit shorter (or a sentence one word shorter) must not re-lay out the lab, resize
+    its plots and repaint them on every edit. `release()` (a new scenario, a new language) lets it
+    fit its text again."""
+
+    MAX_WIDTHS = 64                                  # heights remembered per width, at most
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._tallest: dict[int, int] = {}          # the tallest height at each width
+        self._fitted: dict[int, int] = {}           # the current text's height at each width
+        self._fitted_text: str | None = None
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        # A layout asks this dozens of times per edit; laying out rich text each time costs
+        # (~30 µs): its answer is kept until the text (or the font) changes.
+        text = self.text()
+        if text != self._fitted_text:
+            self._fitted_text = text
+            self._fitted.clear()
+        height = self._fitted.get(width)
+        if height is None:
+            if len(self._fitted) >= self.MAX_WIDTHS:
+                self._fitted.clear()
+            height = self._fitted[width] = super().heightForWidth(width)
+        tallest = self._tallest.get(width, -1)
+        if height <= tallest:
+            return tallest
+        if len(self._tallest) >= self.MAX_WIDTHS:
+            self._tallest.clear()
+        self._tallest[width] = height
+        return height
+
+    def release(self) -> None:
+        if self._tallest:
+            self._tallest.clear()
+            self.updateGeometry()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
+            self._tallest.clear()
+            self._fitted.clear()
+        super().changeEvent(event)
+
+
 def label(name: str, points: float = TEXT_PT, wrap: bool = True) -> QLabel:
-    widget = QLabel()
+    """A rich-text label; a wrapping one keeps its height while its text changes (SteadyLabel)."""
+    widget = SteadyLabel() if wrap else QLabel()
     widget.setObjectName(name)
     widget.setFont(font(points))
     widget.setWordWrap(wrap)
@@ -51,6 +98,10 @@ def esc(text: str) -> str:
 
 def new_plot(title: str = "") -> pg.PlotItem:
     plot = quiet_plot(pg.PlotItem(), TICK_PT)
+    # Tick labels may widen an axis, never narrow it: a y range that rescales on an edit
+    # ("0.5" → "0.25" → "1") must not re-lay out (and repaint) every plot in the view.
+    for side in ("left", "bottom"):
+        plot.getAxis(side).setStyle(autoReduceTextSpace=False)
     if title:
         plot_title(plot, title)
     return plot
@@ -62,6 +113,23 @@ def axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
 
 def plot_title(plot: pg.PlotItem, text: str) -> None:
     set_title(plot, text, "11pt")
+
+
+def steady_plot_title(plot: pg.PlotItem, text: str) -> None:
+    """A title that changes with the numbers (a formula): it may widen its plot, never narrow it,
+    so a coefficient losing its minus sign does not re-lay out (and repaint) every plot beside it."""
+    plot_title(plot, text)
+    title = plot.titleLabel
+    width = title.minimumWidth()
+    kept = getattr(title, "_steady_width", 0.0)
+    if width < kept:
+        title.setMinimumWidth(kept)
+        hints = getattr(title, "_sizeHint", None)               # pyqtgraph's LabelItem keeps its hints here
+        if hints:
+            for which in (Qt.SizeHint.MinimumSize, Qt.SizeHint.PreferredSize):
+                hints[which] = (kept, hints[which][1])
+    else:
+        title._steady_width = width
 
 
 def graphics(name: str) -> pg.GraphicsLayoutWidget:

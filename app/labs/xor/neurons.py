@@ -7,7 +7,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from app import i18n
-from app.labs.xor.common import TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, plot_title, set_text, trimmed
+from app.labs.xor.common import (TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, set_text,
+                                 steady_plot_title, trimmed)
 from app.widgets.style import DIVERGING, DIVERGING_LUT, font, limit_for
 from core.labs import xor as lab
 
@@ -52,6 +53,10 @@ class XorNeuronsPart(QWidget):
         self.maps_bar = pg.ColorBarItem(values=(-1, 1), colorMap=DIVERGING, interactive=False, width=12,
                                         colorMapMenu=False, pen="#888888")
         self.maps_bar.axis.setTickFont(font(TICK_PT))
+        # wider tick labels widen the bar, narrower ones do not narrow it: a new scale must not
+        # re-lay out (and repaint) both maps on an edit
+        self.maps_bar.axis.setStyle(autoReduceTextSpace=False)
+        self.maps_bar.axis.enableAutoSIPrefix(False)
         self.maps_view.addItem(self.maps_bar, 0, 2)
         self.maps_levels = (-1.0, 1.0)
         layout.addWidget(self.maps_view, 1)
@@ -106,8 +111,8 @@ class XorNeuronsPart(QWidget):
                 else:
                     item.hide()
             formula = lab.neuron_formula(s.config, s.state.weights, j)
-            plot_title(plot, self.tr("neuron %1: %2 = %3").replace("%1", str(j + 1)).replace("%2", SUBSCRIPT_H[j])
-                       .replace("%3", formula))
+            steady_plot_title(plot, self.tr("neuron %1: %2 = %3").replace("%1", str(j + 1))
+                              .replace("%2", SUBSCRIPT_H[j]).replace("%3", formula))
             lit = lab.lit_rows(hidden[:, j])
             pattern = lab.lit_pattern(inputs, lit)
             patterns.append(pattern)

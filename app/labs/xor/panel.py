@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QStackedWidget, 
 
 from app.labs.base import LabPanel
 from app.labs.xor.bias import XorBiasPart
-from app.labs.xor.common import TEXT_PT, esc, label, set_text
+from app.labs.xor.common import TEXT_PT, SteadyLabel, esc, label, set_text
 from app.labs.xor.compute import XorComputePart
 from app.labs.xor.failure import XorFailurePart
 from app.labs.xor.ffn import XorFfnPart
@@ -134,6 +134,8 @@ class XorLabPanel(LabPanel):
             with QSignalBlocker(self.linear):
                 self.linear.reset()
             self._dirty.update(LINEAR_PARTS)
+            for text in self.findChildren(SteadyLabel):   # a new scenario: labels fit their text again
+                text.release()
         if change & Change.TRACE:
             self._trace_changed()
         if change & Change.SELECTION:
