@@ -156,19 +156,23 @@ def hook_issues(config: BlockConfig, trace: Trace, hook: str) -> list[HookIssue]
 def check(config: BlockConfig, trace: Trace, hooks: Iterable[str] | None = None) -> list[HookIssue]:
     """Every hook's issues in trace order (`hooks`: only these). A severe issue after the first
     hook that went non-finite names that hook as its `origin`."""
+    wanted = None if hooks is None else set(hooks)
+    return with_origins(issue for hook in trace if wanted is None or hook in wanted
+                        for issue in hook_issues(config, trace, hook))
+
+
+def with_origins(issues: Iterable[HookIssue]) -> list[HookIssue]:
+    """`issues` (in trace order), each severe one after the first hook that went non-finite
+    naming that hook as its `origin`."""
     found: list[HookIssue] = []
     origin: str | None = None
-    wanted = None if hooks is None else set(hooks)
-    for hook in trace:
-        if wanted is not None and hook not in wanted:
-            continue
-        for issue in hook_issues(config, trace, hook):
-            if issue.problem.severe:
-                if origin is None:
-                    origin = hook
-                elif origin != hook:
-                    issue = HookIssue(issue.hook, issue.problem, issue.count, issue.first, issue.peak, origin)
-            found.append(issue)
+    for issue in issues:
+        if issue.problem.severe:
+            if origin is None:
+                origin = issue.hook
+            elif origin != issue.hook:
+                issue = HookIssue(issue.hook, issue.problem, issue.count, issue.first, issue.peak, origin)
+        found.append(issue)
     return found
 
 

@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor
 
 from app.session import Change, Session
 from app.widgets.appearance import appearance
-from core.finite import FLOAT16_MAX, Cell, HookIssue, Problem, cell_marks, hook_issues
+from core.finite import FLOAT16_MAX, Cell, HookIssue, Problem, cell_marks, hook_issues, with_origins
 from core.numbers import NumberKind, format_number
 
 CONTEXT = "FiniteMarks"
@@ -109,17 +109,7 @@ class FiniteWatch(QObject):
 
     def all_issues(self) -> list[HookIssue]:
         """Every hook's issues in trace order; a severe one after the first names it as its origin."""
-        found: list[HookIssue] = []
-        origin = None
-        for hook in self.session.trace:
-            for issue in self.issues(hook):
-                if issue.problem.severe:
-                    if origin is None:
-                        origin = hook
-                    elif origin != hook:
-                        issue = HookIssue(issue.hook, issue.problem, issue.count, issue.first, issue.peak, origin)
-                found.append(issue)
-        return found
+        return with_origins(issue for hook in self.session.trace for issue in self.issues(hook))
 
     def first_severe(self) -> HookIssue | None:
         for hook in self.session.trace:
