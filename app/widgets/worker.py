@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 Job = Callable[[Callable[[float], bool]], Any]
 PROGRESS_STEP = 0.01          # progress is reported at most every 1 %
@@ -66,9 +66,8 @@ class _Relay(QObject):
     failed = Signal(int, str)
 
 
-class _Run(QRunnable):
+class _Run:
     def __init__(self, job: Job, generation: int, relay: _Relay, stop: threading.Event, closing: threading.Event):
-        super().__init__()
         self.job, self.generation, self.relay = job, generation, relay
         self.stop, self.closing = stop, closing
         self.reported = -1.0
@@ -133,7 +132,7 @@ class Worker(QObject):
         self._stop = threading.Event()
         self.generation += 1
         _job_started()
-        self._pool.start(_Run(job, self.generation, self._relay, self._stop, self._closing))
+        self._pool.start(_Run(job, self.generation, self._relay, self._stop, self._closing).run)
         self._set_busy(True)
         return self.generation
 

@@ -152,5 +152,10 @@ def test_a_finished_background_job_is_freed(qtbot):
         qtbot.waitUntil(lambda: len(results) == n + 1)
     assert results == [0, 1, 2]
     qtbot.waitUntil(lambda: not worker.is_running())
+    # The result arrives (a queued signal) before the pool thread has let go of the job: wait for
+    # the pool. (A job used to be a QRunnable subclass, and PySide's pool kept a reference to
+    # each one it had run until a deferred delete that only a running event loop delivers: two
+    # of the three were still alive here. The pool now runs a plain callable.)
+    assert worker.wait(5000)
     assert alive(_Run) == before_runs and alive(Payload) == before_payloads
     worker.close()
