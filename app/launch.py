@@ -186,7 +186,20 @@ def run_gui(file: Path, language: str | None, present: bool = False, zoom: int |
         window.presentation.enter()
     from PySide6.QtCore import QTimer
     QTimer.singleShot(0, window.document.start)     # once the window is up: offer work a crash left behind
-    return app.exec()
+    code = app.exec()
+    delete_now(window)
+    return code
+
+
+def delete_now(window) -> None:
+    """Delete a closed window and everything in it now, while Python is whole. Left to PySide's
+    clean-up at exit, a lab's plot items are deleted after their scene's parents and call back
+    into a half-finalised interpreter, which crashes it (exit code 139 after a screenshot of a
+    lesson step with a lab page, about half the runs)."""
+    import shiboken6
+
+    if shiboken6.isValid(window):
+        shiboken6.delete(window)
 
 
 def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language: str | None,
@@ -212,6 +225,7 @@ def run_screenshot(out: Path, file: Path | None, size: tuple[int, int], language
         return _grab(app, window, out, size, present)
     finally:
         window.close()
+        delete_now(window)
         if present or zoom:
             from app.widgets.appearance import appearance
             appearance().reset()       # the next window in this process starts at 100 % again
