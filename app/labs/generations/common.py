@@ -8,7 +8,8 @@ import re
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QTimer, QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox, QVBoxLayout,
+                               QWidget)
 
 from app.labs.fonts import own_fonts
 from app.widgets.work_bar import WorkBar
@@ -290,9 +291,11 @@ class CachedRunPart(Part):
     thread (a progress bar and Cancel) and kept: core's runs are seeded, so each number of layers
     runs once and coming back to it draws at once.
 
+    The part reads, top to bottom: a heading, an introduction, `controls` (the label and spin box
+    of the number of layers), the progress bar, the plots, and what the subclass puts below them.
     A subclass sets `compute(layers, progress)` (a static function of core's, run on the pool
-    thread: it returns None when told to stop) and writes `draw(layers, result)`; it places
-    `layers` (the spin box) and `run_bar` in its layout."""
+    thread: it returns None when told to stop), builds its plots and texts, calls `lay_out` and
+    writes `draw(layers, result)`."""
 
     DEBOUNCE_MS = 250                   # a spin box held down starts one run, once it stops
 
@@ -316,6 +319,25 @@ class CachedRunPart(Part):
         self.worker = Worker(self)
         self.worker.finished.connect(self._finished)
         self.run_bar = self.work_bar(self.worker, prefix + "Work")
+        self.heading = self.label(prefix + "Heading", HEADING_PT, bold=True)
+        self.intro = self.label(prefix + "Intro")
+        self.layers_label = self.label(prefix + "LayersLabel", wrap=False)
+        self.controls = QHBoxLayout()
+        self.controls.addWidget(self.layers_label)
+        self.controls.addWidget(self.layers)
+
+    def lay_out(self, plots: QWidget, *below: QWidget) -> None:
+        """Place the part's widgets, `plots` taking the height to spare, and write its texts."""
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.intro)
+        layout.addLayout(self.controls)
+        layout.addWidget(self.run_bar)
+        layout.addWidget(plots, 1)
+        for widget in below:
+            layout.addWidget(widget)
+        self.retranslate()
 
     def ensure_run(self) -> None:
         """Draw the current setting: from the cache, else start a run (the part came forward)."""

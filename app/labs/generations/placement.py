@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
-from app.labs.generations.common import BLUE, HEADING_PT, ORANGE, CachedRunPart, PlotView, part_heading
+from app.labs.generations.common import BLUE, ORANGE, CachedRunPart, PlotView, part_heading
 from core.labs import generations as core
 from core.numbers import format_number
 
@@ -25,14 +25,7 @@ class PlacementPart(CachedRunPart):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("genPlacementPart", "genPlacement", (2, MAX_LAYERS), DEFAULT_LAYERS, parent)
-        self.heading = self.label("genPlacementHeading", HEADING_PT, bold=True)
-        self.intro = self.label("genPlacementIntro")
-        self.layers_label = self.label("genPlacementLayersLabel", wrap=False)
-        controls = QHBoxLayout()
-        controls.addWidget(self.layers_label)
-        controls.addWidget(self.layers)
-        controls.addStretch(1)
-
+        self.controls.addStretch(1)
         self.view = PlotView("genPlacementPlots", 300)
         self.stream_plot = self.plot(self.view, 0, 0)
         self.update_plot = self.plot(self.view, 0, 1)
@@ -43,16 +36,7 @@ class PlacementPart(CachedRunPart):
                 self.curves[(key, placement)] = plot.plot([], [], pen=pg.mkPen(colour, width=2), symbol=symbol,
                                                           symbolSize=6, symbolBrush=colour, symbolPen=None)
         self.result = self.label("genPlacementResult")
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.intro)
-        layout.addLayout(controls)
-        layout.addWidget(self.run_bar)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.result)
-        self.retranslate()
+        self.lay_out(self.view, self.result)
 
     def draw(self, layers: int, result) -> None:
         for profile in result:

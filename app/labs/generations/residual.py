@@ -5,9 +5,9 @@ initialised 1/√N smaller (0.02/√N), keeps it near √2. The simulation (core
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
-from app.labs.generations.common import BLUE, HEADING_PT, ORANGE, CachedRunPart, PlotView, note, part_heading
+from app.labs.generations.common import BLUE, ORANGE, CachedRunPart, PlotView, note, part_heading
 from core.labs import generations as core
 from core.numbers import format_number
 
@@ -32,14 +32,8 @@ class ResidualGrowthPart(CachedRunPart):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("genResidualPart", "genResidual", (1, MAX_LAYERS), DEFAULT_LAYERS, parent)
-        self.heading = self.label("genResidualHeading", HEADING_PT, bold=True)
-        self.intro = self.label("genResidualIntro")
-        self.layers_label = self.label("genResidualLayersLabel", wrap=False)
         self.layers_note = self.label("genResidualWrites", wrap=False)
-        controls = QHBoxLayout()
-        controls.addWidget(self.layers_label)
-        controls.addWidget(self.layers)
-        controls.addWidget(self.layers_note, 1)
+        self.controls.addWidget(self.layers_note, 1)
         self.layers.valueChanged.connect(lambda _value: self._write_remedy())
 
         self.view = PlotView("genResidualPlot", 300)
@@ -54,17 +48,7 @@ class ResidualGrowthPart(CachedRunPart):
                                                 symbolPen=None)
         self.result = self.label("genResidualResult")
         self.remedy = self.label("genResidualRemedy")
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.intro)
-        layout.addLayout(controls)
-        layout.addWidget(self.run_bar)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.result)
-        layout.addWidget(note(self.remedy, object_name="genResidualRemedyNote"))
-        self.retranslate()
+        self.lay_out(self.view, self.result, note(self.remedy, object_name="genResidualRemedyNote"))
 
     # --- drawing ----------------------------------------------------------------------------
     def draw(self, layers: int, result) -> None:
