@@ -238,7 +238,7 @@ def test_present_and_zoom_on_the_command_line(qapp, monkeypatch, capsys, tmp_pat
     import sys
 
     import main
-    from app import document
+    from app import document, launch
     from app.main_window import MainWindow
     from app.recovery import recovery_folder
     from app.widgets.appearance import appearance
@@ -270,6 +270,9 @@ def test_present_and_zoom_on_the_command_line(qapp, monkeypatch, capsys, tmp_pat
     find_recovered = document.find_recovered
     monkeypatch.setattr(document, "find_recovered",
                         lambda folder=None: searched.append(recovery_folder()) or find_recovered(folder))
+    # run_gui installs the GUI's exception hook (a log in the user's home, a modal dialog): here it
+    # installs the hook it finds now, pytest-qt's, so that an error still fails this test.
+    monkeypatch.setattr(launch, "_exception_hook", sys.excepthook)
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)
     monkeypatch.setattr(QApplication, "exec", look)
     assert main.main(["open", str(R45), "--present", "--zoom", "150"]) == 0
