@@ -2,11 +2,11 @@
 edited weight as tables, the inspector's explanation as text, the block as a NumPy script;
 and Copy as NumPy code.
 
-The views draw their own images: the dataflow view's `export_image(path)` and the plots
-panel's `export_current(path)` (PNG or SVG, by the suffix). An entry whose view cannot do it
-yet is shown disabled. Tables are written by core (`core.formats.tensor_file`, CSV with every
-digit or .npy), through a view's own `export_tensor(path)` when it has one. The script is
-`core.formats.numpy_code`. Nothing here computes: it asks for a file name and hands over.
+Each view writes its own file: the dataflow view's `export_image(path)` and the plots panel's
+`export_current(path)` (PNG or SVG, by the suffix), the inspector's and the weight editor's
+`export_tensor(path)` (through core: `core.formats.tensor_file`, CSV with every digit or .npy),
+the inspector's `equation_text()`. The script is `core.formats.numpy_code`. Nothing here
+computes: it asks for a file name and hands over.
 """
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 from core.formats.files import write_atomically
 from core.formats.numpy_code import needs_arrays_file, numpy_script, write_numpy_script
 from core.formats.scenario import stored_numbers
-from core.formats.tensor_file import write_tensor
 
 from app import document as files
 
@@ -95,27 +94,12 @@ class Exporter(QObject):
         self.update_actions()
 
     def update_actions(self) -> None:
-        """Names in the entries follow the selection; an entry a view cannot do yet is disabled."""
+        """Names in the entries follow the selection."""
         self.values.setText(self.tr("The values of %1 as a table (CSV, .npy)…").replace("%1", self.session.selected_hook))
         self.weights.setText(self.tr("The weight %1 as a table (CSV, .npy)…").replace("%1", self._weight_name()))
-        for action, view, method in ((self.diagram, self.window.dataflow, "export_image"),
-                                     (self.plot, self.window.plots, "export_current")):
-            able = hasattr(view, method)
-            action.setEnabled(able)
-            action.setToolTip("" if able else self.tr("Not available in this version"))
-        self.equation.setEnabled(self._equation_text() is not None)
 
     def _weight_name(self) -> str:
-        editor = self.window.weight_editor
-        return editor.current_tensor() if hasattr(editor, "current_tensor") else self.session.edit_tensor
-
-    def _equation_text(self) -> str | None:
-        inspector = self.window.inspector
-        if hasattr(inspector, "equation_text"):
-            return inspector.equation_text()
-        if hasattr(inspector, "explanation"):
-            return inspector.explanation.toPlainText()
-        return None
+        return self.window.weight_editor.current_tensor()
 
     # --- where ------------------------------------------------------------------------------
     def _stem(self) -> str:
@@ -166,48 +150,28 @@ class Exporter(QObject):
         return self.tr("CSV table (*.csv);;NumPy array (*.npy)")
 
     def export_diagram(self) -> bool:
-        view = self.window.dataflow
-        if not hasattr(view, "export_image"):
-            return False
         path = self._ask(self.tr("Export the block diagram"), f"{self._stem()} diagram.png", self._image_filters(),
                          IMAGE_SUFFIXES)
-        return path is not None and self._run(path, view.export_image)
+        return path is not None and self._run(path, self.window.dataflow.export_image)
 
     def export_plot(self) -> bool:
-        view = self.window.plots
-        if not hasattr(view, "export_current"):
-            return False
         path = self._ask(self.tr("Export the plot"), f"{self._stem()} plot.png", self._image_filters(), IMAGE_SUFFIXES)
-        return path is not None and self._run(path, view.export_current)
+        return path is not None and self._run(path, self.window.plots.export_current)
 
     def export_values(self) -> bool:
         hook = self.session.selected_hook
         path = self._ask(self.tr("Export the values of %1").replace("%1", hook), f"{self._stem()} {hook}.csv",
                          self._table_filters(), TABLE_SUFFIXES)
-        if path is None:
-            return False
-        inspector = self.window.inspector
-        if hasattr(inspector, "export_tensor"):
-            return self._run(path, inspector.export_tensor)
-        array = self.session.trace[hook]
-        return self._run(path, lambda target: write_tensor(target, array))
+        return path is not None and self._run(path, self.window.inspector.export_tensor)
 
     def export_weights(self) -> bool:
         name = self._weight_name()
         path = self._ask(self.tr("Export the weight %1").replace("%1", name), f"{self._stem()} {name}.csv",
                          self._table_filters(), TABLE_SUFFIXES)
-        if path is None:
-            return False
-        editor = self.window.weight_editor
-        if hasattr(editor, "export_tensor"):
-            return self._run(path, editor.export_tensor)
-        array = self.session.tensor(name)
-        return self._run(path, lambda target: write_tensor(target, array))
+        return path is not None and self._run(path, self.window.weight_editor.export_tensor)
 
     def export_equation(self) -> bool:
-        text = self._equation_text()
-        if text is None:
-            return False
+        text = self.window.inspector.equation_text()
         hook = self.session.selected_hook
         path = self._ask(self.tr("Export the explanation"), f"{self._stem()} {hook}.txt",
                          self.tr("Text (*.txt)"), (".txt",))

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import importlib.metadata
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QMenu, QMessageBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from app.widgets.menus import WindowMenu
 
 # Keys that work without being an action's shortcut: (key names as QKeySequence spells them,
 # context, English description). Shown translated, in this order, after the menus' actions.
@@ -135,35 +137,20 @@ class ShortcutsDialog(QDialog):
         return [(self.table.item(r, 0).text().strip(), self.table.item(r, 1).text()) for r in range(self.table.rowCount())]
 
 
-class HelpMenu(QMenu):
+class HelpMenu(WindowMenu):
     """Getting started, Keyboard shortcuts (F1), About Block Lab."""
 
     def __init__(self, window: QWidget, start_card=None):
-        super().__init__(window)
-        self.setObjectName("menuHelp")
-        self.window = window
+        super().__init__(window, "menuHelp")
         self.start_card = start_card
         self.dialog: QDialog | None = None          # the one open (tests read it)
-        self.start_action = self._add("actionGettingStarted", self.show_start_card)
+        self.start_action = self.add_window_action("actionGettingStarted", self.show_start_card)
         self.start_action.setVisible(start_card is not None)
-        self.shortcuts_action = self._add("actionShortcuts", self.show_shortcuts)
+        self.shortcuts_action = self.add_window_action("actionShortcuts", self.show_shortcuts)
         self.shortcuts_action.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
-        self.about_action = self._add("actionAbout", self.show_about)
+        self.about_action = self.add_window_action("actionAbout", self.show_about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.retranslate()
-
-    def _add(self, name: str, slot) -> QAction:
-        action = QAction(self.window)
-        action.setObjectName(name)
-        action.triggered.connect(slot)
-        self.window.addAction(action)
-        self.addAction(action)
-        return action
-
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("&Help"))

@@ -13,72 +13,40 @@ Target: one frame (16 ms at 60 Hz).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))          # measure this checkout, not an installed copy
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+from bench_common import ROOT, deliver_paints, percentile_ms, unwatch, watch  # first: sets the environment
+import numpy as np
+from PySide6.QtWidgets import QLabel, QWidget
 
-import numpy as np  # noqa: E402
-from PySide6.QtCore import QEvent, QObject  # noqa: E402
-from PySide6.QtWidgets import QLabel, QWidget  # noqa: E402
+from app.launch import build_window
+from core.labs.generations import GENERATIONS
+from core.numbers import format_number
 
-from app.launch import build_window  # noqa: E402
-from core.labs.generations import GENERATIONS  # noqa: E402
-from core.numbers import format_number  # noqa: E402
-
-
-class PaintProbe(QObject):
-    def __init__(self):
-        super().__init__()
-        self.last_paint = None
-
-    def eventFilter(self, watched, event):  # noqa: N802
-        if event.type() == QEvent.Paint:
-            self.last_paint = time.perf_counter()
-        return False
-
-
-def settle(app, probes) -> None:
-    """Deliver every paint the load caused; stop after a pass paints nothing."""
-    for _ in range(8):
-        before = [p.last_paint for p in probes]
-        app.processEvents()
-        if [p.last_paint for p in probes] == before:
-            break
+PASSES = 8             # event-loop passes to deliver what one flip posted
 
 
 def flips(app, window, panel, pair: tuple[str, str], count: int) -> tuple[list[float], int, int]:
     views = [w for w in window.findChildren(QWidget)
              if w.isVisible() and (isinstance(w, QLabel) or w.objectName() == "qt_scrollarea_viewport"
                                    or w.objectName() in ("dataflowView",) or w.inherits("QGraphicsView"))]
-    probes = []
-    for view in views:
-        probe = PaintProbe()
-        view.installEventFilter(probe)
-        probes.append(probe)
+    probes = watch(views)
     times, painted = [], []
     for step in range(count):
         generation = pair[step % 2]
         start = time.perf_counter()
         panel.load_generation(generation)
-        settle(app, probes)
+        deliver_paints(app, probes, PASSES)
         times.append(time.perf_counter() - start)
         painted.append(sum(1 for p in probes if p.last_paint is not None and p.last_paint >= start))
-    for view, probe in zip(views, probes):
-        view.removeEventFilter(probe)
+    unwatch(views, probes)
     return times, int(np.median(painted)), len(probes)
 
 
 def report(name: str, times: list[float]) -> None:
-    ms = np.array(times) * 1000.0
-    print(f"{name}_median_ms={format_number(float(np.percentile(ms, 50)), 2)}")
-    print(f"{name}_p95_ms={format_number(float(np.percentile(ms, 95)), 2)}")
+    print(f"{name}_median_ms={format_number(percentile_ms(times, 50), 2)}")
+    print(f"{name}_p95_ms={format_number(percentile_ms(times, 95), 2)}")
 
 
 def main() -> int:
@@ -114,7 +82,7 @@ def main() -> int:
     explorer_times, painted, watched = flips(app, window, panel, pair, args.flips)
     print(f"explorer in front (lab hidden): surfaces repainted per flip (median) {painted} of {watched} watched")
     report("explorer_flip_to_paint", explorer_times)
-    print(f"flip_to_paint_p95_ms={format_number(float(np.percentile(np.array(times) * 1000.0, 95)), 2)}")
+    print(f"flip_to_paint_p95_ms={format_number(percentile_ms(times, 95), 2)}")
     window.close()
     return 0
 

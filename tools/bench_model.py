@@ -17,66 +17,9 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))          # measure this checkout, not an installed copy
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")  # as main.py does
-
-import numpy as np  # noqa: E402
-from PySide6.QtCore import QEvent, QObject  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
-
-
-class PaintProbe(QObject):
-    """When the watched widget last painted: wall clock, and this (the GUI) thread's CPU time."""
-
-    def __init__(self):
-        super().__init__()
-        self.last_paint = None
-        self.last_cpu = None
-
-    def eventFilter(self, watched, event):  # noqa: N802
-        if event.type() == QEvent.Paint:
-            self.last_paint = time.perf_counter()
-            self.last_cpu = time.thread_time()
-        return False
-
-
-class Clock:
-    """A change's start, on both clocks."""
-
-    def __init__(self):
-        self.wall = time.perf_counter()
-        self.cpu = time.thread_time()
-
-
-def watch(widgets) -> list[PaintProbe]:
-    probes = []
-    for widget in widgets:
-        probe = PaintProbe()
-        widget.installEventFilter(probe)
-        probes.append(probe)
-    return probes
-
-
-def until_painted(app, probes, start: Clock) -> tuple[float, float]:
-    """Deliver everything the change posted (a pass that paints nothing ends it). Returns the time
-    from `start` until the last watched surface had repainted: wall clock, and the GUI thread's CPU
-    time (what the same work costs on a quiet machine, where the wall clock is not inflated by
-    other processes taking the cores)."""
-    for _ in range(10):
-        before = [p.last_paint for p in probes]
-        app.processEvents()
-        if [p.last_paint for p in probes] == before:
-            break
-    painted = [p for p in probes if p.last_paint is not None and p.last_paint >= start.wall]
-    if not painted:
-        return time.perf_counter() - start.wall, time.thread_time() - start.cpu
-    last = max(painted, key=lambda p: p.last_paint)
-    return last.last_paint - start.wall, last.last_cpu - start.cpu
+from bench_common import Clock, percentile_ms, until_painted, watch  # first: sets the environment
+from PySide6.QtWidgets import QApplication, QWidget
 
 
 def surfaces(part: QWidget) -> list[QWidget]:
@@ -94,16 +37,12 @@ def surfaces(part: QWidget) -> list[QWidget]:
     return found
 
 
-def ms(samples, q):
-    return float(np.percentile(np.array(samples) * 1000.0, q))
-
-
 def report(name: str, samples: list[tuple[float, float]], target: float) -> None:
     wall, cpu = [w for w, _ in samples], [c for _, c in samples]
     print(f"{name} (target p95 ≤ {target:g} ms, n = {len(samples)}):")
     for label, values in (("wall clock", wall), ("GUI-thread CPU", cpu)):
-        p95 = ms(values, 95)
-        print(f"    {label:15s} median {ms(values, 50):7.1f} ms   p95 {p95:7.1f} ms   "
+        p95 = percentile_ms(values, 95)
+        print(f"    {label:15s} median {percentile_ms(values, 50):7.1f} ms   p95 {p95:7.1f} ms   "
               f"{'ok' if p95 <= target else 'OVER'}")
 
 
@@ -212,10 +151,12 @@ def main() -> int:
         start = time.perf_counter()
         state.model.forward(state.base.trace.ids)
         forward.append(time.perf_counter() - start)
-    print(f"a full forward over 128 characters now: median {ms(forward, 50):.1f} ms (docs/model.md, quiet: 40 ms)")
+    print(f"a full forward over 128 characters now: median {percentile_ms(forward, 50):.1f} ms "
+          "(docs/model.md, quiet: 40 ms)")
     for name, samples in (("switch_neuron", switch), ("type_char", typing),
                           *((f"edit_layer{layer}", s) for layer, s in edits.items())):
-        print(f"{name}_p95_ms={ms([w for w, _ in samples], 95):.2f} cpu_p95_ms={ms([c for _, c in samples], 95):.2f}")
+        wall, cpu = [w for w, _ in samples], [c for _, c in samples]
+        print(f"{name}_p95_ms={percentile_ms(wall, 95):.2f} cpu_p95_ms={percentile_ms(cpu, 95):.2f}")
     panel.close()
     return 0
 

@@ -21,6 +21,7 @@ from xml.sax.saxutils import escape
 ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "resources" / "i18n"
 QT_LANGUAGE = {"zh": "zh_CN"}
+LRELEASE_TIMEOUT_S = 120       # lrelease takes well under a second; a stuck one fails, never hangs a test run
 
 
 def ts_text(language: str) -> str:
@@ -49,7 +50,7 @@ def compile_language(language: str, out: Path) -> None:
     with tempfile.TemporaryDirectory() as folder:
         ts = Path(folder) / f"blocklab_{language}.ts"
         ts.write_text(ts_text(language), encoding="utf-8")
-        subprocess.run([lrelease(), "-silent", str(ts), "-qm", str(out)], check=True)
+        subprocess.run([lrelease(), "-silent", str(ts), "-qm", str(out)], check=True, timeout=LRELEASE_TIMEOUT_S)
 
 
 def main() -> int:

@@ -6,25 +6,23 @@ event filter of app/lessons/keys.py, so a PageDown steps exactly once and only i
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app import i18n
 from app.lessons.controller import LESSONS
+from app.widgets.menus import WindowMenu
 from core.formats.lesson import list_lessons
 
 NEXT_KEY = "PgDown"
 PREVIOUS_KEY = "PgUp"
 
 
-class LessonsMenu(QMenu):
+class LessonsMenu(WindowMenu):
     """One entry per shipped lesson, then next, previous, reset this step, leave the lesson."""
 
     def __init__(self, window: QWidget):
-        super().__init__(window)
-        self.setObjectName("menuLessons")
-        self.window = window
+        super().__init__(window, "menuLessons")
         controller = window.lessons
         self.lesson_actions: list[tuple[QAction, dict[str, str]]] = []
         for lesson_id, title, path in list_lessons(LESSONS):
@@ -40,18 +38,9 @@ class LessonsMenu(QMenu):
         self.retranslate()
 
     def _step_action(self, name: str, slot, key: str | None = None) -> QAction:
-        action = QAction(self.window)          # the window's: its shortcut works wherever the window has focus
-        action.setObjectName(name)
+        action = self.add_window_action(name, slot)
         action.setProperty("keys", key or "")   # shown after a tab, not a shortcut (see above)
-        action.triggered.connect(slot)
-        self.window.addAction(action)
-        self.addAction(action)
         return action
-
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
 
     def retranslate(self) -> None:
         language = i18n.language()

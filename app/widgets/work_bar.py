@@ -1,12 +1,16 @@
 """A worker's job on screen: what it does, how far it is, and a Cancel button (app/widgets/worker.py).
 
     bar = WorkBar("modelRankWork", worker)          # children …Label, …Progress, …Cancel
-    bar.running(text)                               # when the owner starts a job
+    bar.running(lambda: self.tr("Ranking…"))        # when the owner starts a job
 
-Hidden while no job runs. With `report=True` a cancelled or failed job leaves one line saying so
-(the view keeps its last complete result), until the next job starts.
+What the job does is given as a function that returns it in the current language, so that a
+language switch while the job runs rewrites it too. Hidden while no job runs. With `report=True`
+a cancelled or failed job leaves one line saying so (the view keeps its last complete result),
+until the next job starts.
 """
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QWidget
@@ -24,7 +28,7 @@ class WorkBar(QWidget):
         self.setObjectName(name)
         self.worker = worker
         self.report = report
-        self.text: str | None = None              # what the job does (None: "Computing…")
+        self.text: Callable[[], str] | str | None = None   # what the job does (None: "Computing…")
         self.outcome: tuple[str, str] | None = None   # ("cancelled" | "failed", error) to report
         self.generation: int | None = None        # the worker's job that running() announced
         self.label = QLabel()
@@ -49,8 +53,10 @@ class WorkBar(QWidget):
         self.retranslate()
         self._ended(None)
 
-    def running(self, text: str | None = None) -> None:
-        """A job has started (call after the worker's start()): show it from 0."""
+    def running(self, text: Callable[[], str] | str | None = None) -> None:
+        """A job has started (call after the worker's start()): show it from 0. `text()` says what
+        it does in the current language (asked again on each language change; a plain string
+        stays as it is)."""
         self.text, self.outcome = text, None
         if self.generation != self.worker.generation:
             self.generation = self.worker.generation
@@ -76,7 +82,8 @@ class WorkBar(QWidget):
     def retranslate(self) -> None:
         self.cancel_button.setText(self.tr("Cancel"))
         if self.worker.is_running():
-            self.label.setText(self.text or self.tr("Computing…"))
+            text = self.text() if callable(self.text) else self.text
+            self.label.setText(text or self.tr("Computing…"))
         elif self.outcome is None:
             self.label.setText("")
         elif self.outcome[0] == "cancelled":

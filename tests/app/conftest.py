@@ -3,6 +3,7 @@ import os
 import pytest
 
 from tests.app.helpers import FakeClock, make_session
+from tests.app.no_modal import ANSWERS_ITS_DIALOGS, forbid_modal_loops
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -19,6 +20,20 @@ def private_user_folders(tmp_path_factory):
     for kind in (QSettings.NativeFormat, QSettings.IniFormat):
         QSettings.setPath(kind, QSettings.UserScope, str(home / "config"))
     return home
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", f"{ANSWERS_ITS_DIALOGS}: the test closes the modal dialogs and menus it opens "
+                                       "itself (a timer that closes the popup): tests/app/no_modal.py stays off")
+
+
+@pytest.fixture(autouse=True)
+def no_modal_dialogs(request, monkeypatch):
+    """A modal dialog or event loop a test did not answer raises ModalLoopInTest instead of
+    waiting forever offscreen (tests/app/no_modal.py); a test that answers one patches it after,
+    or is marked `answers_its_dialogs` when it closes a real one itself."""
+    if request.node.get_closest_marker(ANSWERS_ITS_DIALOGS) is None:
+        forbid_modal_loops(monkeypatch)
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from PySide6.QtWidgets import QTextEdit, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app.document import Document
 from app.export import Exporter
@@ -20,12 +20,24 @@ class FakeWindow(QWidget):
         self.session, self.path = session, path
         self.lessons = LessonController(session, self)
         self.lesson_bar = SimpleNamespace(show_open_lesson=lambda: None)
-        # the views File → Export talks to; a test gives them the export methods it needs
-        self.dataflow, self.plots = SimpleNamespace(), SimpleNamespace()
-        self.inspector = SimpleNamespace(explanation=QTextEdit("mlp.hook_post = ReLU(pre) = 0.5", self))
-        self.weight_editor = SimpleNamespace(current_tensor=lambda: session.edit_tensor)
+        # The views File → Export hands each export to, with the methods the real ones have. Each
+        # records the path it was asked to write in `exported` and succeeds (a test may replace
+        # one with a method that fails); what the real views write is tested with the views.
+        self.exported: list[tuple[str, Path]] = []
+        self.dataflow = SimpleNamespace(export_image=self._recorder("diagram"))
+        self.plots = SimpleNamespace(export_current=self._recorder("plot"))
+        self.inspector = SimpleNamespace(export_tensor=self._recorder("values"),
+                                         equation_text=lambda: "mlp.hook_post = ReLU(pre) = 0.5")
+        self.weight_editor = SimpleNamespace(current_tensor=lambda: session.edit_tensor,
+                                             export_tensor=self._recorder("weights"))
         self.document = Document(self)
         self.exporter = Exporter(self)
+
+    def _recorder(self, what: str):
+        def export(path) -> bool:
+            self.exported.append((what, Path(path)))
+            return True
+        return export
 
     def _refresh_title(self) -> None:
         self.setWindowTitle(f"{self.path.name if self.path else 'new'}[*] — Block Lab")

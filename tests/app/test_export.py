@@ -1,6 +1,7 @@
-"""File → Export and Copy as NumPy code: the menu hands each export to the view that can do it
-(stubs stand in for the views' exporters), writes tables and scripts through core, and turns
-every failure into one message with nothing else changed."""
+"""File → Export and Copy as NumPy code: the menu hands each image and table to the view that
+writes it (stubs stand in for the views and record what they were asked), writes the explanation
+and the script itself (the script through core), and turns every failure into one message with
+nothing else changed."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +12,6 @@ from app import document as files
 from app import export
 from core.formats.generate import preset
 from core.formats.numpy_code import numpy_script, parse_output
-from core.formats.tensor_file import fit, read_tensor
 from tests.app.fake_window import fake_window
 
 
@@ -37,15 +37,8 @@ def window(qtbot):
     return w
 
 
-def test_image_exports_wait_for_the_views_that_draw_them(window, chooser, tmp_path):
+def test_image_exports_are_drawn_by_the_views(window, chooser, tmp_path):
     exporter = window.exporter
-    exporter.update_actions()
-    assert not exporter.diagram.isEnabled() and not exporter.plot.isEnabled()
-    assert exporter.diagram.toolTip() == "Not available in this version"
-    assert not exporter.export_diagram() and chooser["asked"] == []
-    drawn = []
-    window.dataflow.export_image = lambda path: drawn.append(("diagram", path))
-    window.plots.export_current = lambda path: drawn.append(("plot", path))
     exporter.menu.aboutToShow.emit()
     assert exporter.diagram.isEnabled() and exporter.plot.isEnabled()
     chooser["name"] = "figure.svg"
@@ -54,7 +47,8 @@ def test_image_exports_wait_for_the_views_that_draw_them(window, chooser, tmp_pa
     assert "SVG image (*.svg)" in chooser["asked"][-1][2]
     chooser["name"] = "plot.png"
     exporter.plot.trigger()
-    assert drawn == [("diagram", tmp_path / "figure.svg"), ("plot", tmp_path / "plot.png")]
+    assert chooser["asked"][-1][1] == "block-default plot.png"
+    assert window.exported == [("diagram", tmp_path / "figure.svg"), ("plot", tmp_path / "plot.png")]
     assert window.messages[-1] == f"Exported {tmp_path / 'plot.png'}"
 
 
@@ -80,38 +74,33 @@ def test_a_wrong_suffix_or_a_failing_view_is_one_message(window, chooser, tmp_pa
     assert len(chooser["warnings"]) == 3
 
 
-def test_the_selected_values_and_the_edited_weight_as_tables(window, chooser, tmp_path):
+def test_the_selected_values_and_the_edited_weight_go_to_the_inspector_and_the_editor(window, chooser, tmp_path):
+    """The menu names what is selected and hands the chosen path over; what the inspector and the
+    weight editor write is theirs (test_inspector.py, test_weights_editor.py)."""
     session = window.session
     session.select(hook="attn.hook_pattern")
     window.exporter.update_actions()
     assert window.exporter.values.text() == "The values of attn.hook_pattern as a table (CSV, .npy)…"
     chooser["name"] = "pattern.csv"
     assert window.exporter.export_values()
-    assert chooser["asked"][-1][1] == "block-default attn.hook_pattern.csv"
-    pattern = session.trace["attn.hook_pattern"]
-    assert np.array_equal(fit(read_tensor(tmp_path / "pattern.csv"), pattern.shape), pattern)
+    assert chooser["asked"][-1][:2] == ("Export the values of attn.hook_pattern", "block-default attn.hook_pattern.csv")
     session.select_edit_cell("W_Q", (1, 0, 0))
     window.exporter.update_actions()
     assert window.exporter.weights.text() == "The weight W_Q as a table (CSV, .npy)…"
     chooser["name"] = "wq.npy"
     assert window.exporter.export_weights()
-    assert np.array_equal(np.load(tmp_path / "wq.npy", allow_pickle=False), session.tensor("W_Q"))
-
-
-def test_a_view_with_its_own_tensor_export_is_asked_instead(window, chooser, tmp_path):
-    asked = []
-    window.inspector.export_tensor = lambda path: asked.append(("inspector", path))
-    window.weight_editor.export_tensor = lambda path: asked.append(("editor", path))
-    chooser["name"] = "a.csv"
-    assert window.exporter.export_values() and window.exporter.export_weights()
-    assert asked == [("inspector", tmp_path / "a.csv"), ("editor", tmp_path / "a.csv")]
+    assert chooser["asked"][-1][:2] == ("Export the weight W_Q", "block-default W_Q.csv")
+    assert window.exported == [("values", tmp_path / "pattern.csv"), ("weights", tmp_path / "wq.npy")]
+    chooser["name"] = "wq.xlsx"                                # not a table this menu writes: asked again
+    assert not window.exporter.export_weights()
+    assert len(window.exported) == 2 and chooser["warnings"] == ["Choose a name ending in .csv or .npy."]
 
 
 def test_the_explanation_as_text(window, chooser, tmp_path):
     chooser["name"] = "why.txt"
     assert window.exporter.export_equation()
     assert (tmp_path / "why.txt").read_text(encoding="utf-8") == "mlp.hook_post = ReLU(pre) = 0.5\n"
-    window.inspector.equation_text = lambda: "z = 1 + 2 = 3"        # a view's own wording wins
+    window.inspector.equation_text = lambda: "z = 1 + 2 = 3\n\n"        # written with one final newline
     assert window.exporter.export_equation()
     assert (tmp_path / "why.txt").read_text(encoding="utf-8") == "z = 1 + 2 = 3\n"
 

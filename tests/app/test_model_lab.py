@@ -155,7 +155,8 @@ def test_typing_runs_the_model_marks_unknown_characters_and_windows_long_text(qt
     box.insertPlainText("覺")
     settle(lambda: state.typed == "春眠X覺")
     info = find(panel, QLabel, "modelTypeInfo").text()
-    assert "4 characters" in info and "1 of them are not in its vocabulary (X" in info
+    assert "4 characters" in info
+    assert "One of them is not in its vocabulary (X, framed in red): it reads it as � (unknown)." in info
     predictions = find(panel, QTableWidget, "modelPredictions")
     expected = lab.predictions(model, lab.run_text(model, "春眠X覺"))
     assert [predictions.item(r, 0).text() for r in range(5)] == [ch if ch != "\n" else "↵" for ch, _ in expected]
@@ -172,6 +173,31 @@ def test_typing_runs_the_model_marks_unknown_characters_and_windows_long_text(qt
     box.clear()
     settle(lambda: state.typed == "")
     assert state.view is None and "type at least one character" in find(panel, QLabel, "modelTypeInfo").text()
+    close(panel)
+
+
+def test_the_unknown_characters_are_counted_in_the_singular_and_the_plural(qtbot, tiny_path):
+    from app import i18n
+    session, panel = open_panel(qtbot, tiny_path, "type")
+    state, info = panel.state, find(panel, QLabel, "modelTypeInfo")
+    box = find(panel, QPlainTextEdit, "modelTypeBox")
+    box.setPlainText("春X眠")
+    settle(lambda: state.typed == "春X眠")
+    assert "One of them is not in its vocabulary (X, framed in red): it reads it as � (unknown)." in info.text()
+    assert "of them are not" not in info.text()
+    box.setPlainText("春X眠YX")
+    settle(lambda: state.typed == "春X眠YX")
+    assert "3 of them are not in its vocabulary (XY, framed in red): it reads each as � (unknown)." in info.text()
+    box.setPlainText("春XY")
+    settle(lambda: state.typed == "春XY")
+    assert "2 of them are not in its vocabulary (XY, framed in red): it reads each as � (unknown)." in info.text()
+    try:
+        i18n.install("zh")
+        settle(lambda: "其中 2 个不在词表里（XY，红框标出）：模型把它们都读作 �（未知）。" in info.text())
+        box.setPlainText("春X")
+        settle(lambda: "其中 1 个不在词表里（X，红框标出）：模型把它读作 �（未知）。" in info.text())
+    finally:
+        i18n.install("en")
     close(panel)
 
 
@@ -395,6 +421,40 @@ def test_a_lesson_step_brings_the_lab_part_forward_in_the_window(blocklab_open, 
     assert panel.findChild(QTableWidget, "modelPredictions").rowCount() == 5
     window.lessons.go(window.lessons.lesson.step_index("ablation"))
     assert panel.current_part() == "ablation" and panel.part("ablation").isVisible()
+
+
+def test_a_job_running_during_a_language_switch_is_described_in_the_new_language(qtbot, tiny_path, monkeypatch):
+    """The work bar's line and the groups' note of a ranking (and the ablation's line) follow a live
+    switch zh ⇄ en while the job runs, as the Language menu makes it."""
+    from app import i18n
+    monkeypatch.setattr(state_module, "neuron_stats", wait_for_cancel)
+    monkeypatch.setattr(state_module, "ffn_ablation_losses", wait_for_cancel)
+    session, panel = open_panel(qtbot, tiny_path, "neurons")        # showing the part starts the ranking
+    state = panel.state
+    work, note = find(panel, QLabel, "modelRankWorkLabel"), find(panel, QLabel, "modelGroupsNote")
+    assert state.rank_job is not None
+    assert work.text() == "Ranking the neurons of layer 1 over the validation text…"
+    assert note.text() == "Ranking layer 1…"
+    try:
+        i18n.install("zh")
+        settle(lambda: panel.tabs.tabText(0) == "① 神经元")
+        assert work.text() == "正在用整段验证文字给第 1 层的神经元排名…"
+        assert note.text() == "正在给第 1 层排名…"
+        panel.set_focus("ablation")
+        qtbot.mouseClick(find(panel, QPushButton, "modelMeasure"), Qt.MouseButton.LeftButton)
+        measuring = find(panel, QLabel, "modelAblationWorkLabel")
+        passes = state.config.n_layers + 2
+        assert measuring.text() == f"正在计算 {passes} 次验证损失…"
+        i18n.install("en")
+        settle(lambda: panel.tabs.tabText(0) == "① Neurons")
+        assert measuring.text() == f"Measuring the validation loss {passes} times…"
+        assert work.text() == "Ranking the neurons of layer 1 over the validation text…"
+    finally:
+        i18n.install("en")
+    qtbot.mouseClick(find(panel, QPushButton, "modelAblationWorkCancel"), Qt.MouseButton.LeftButton)
+    panel.set_focus("neurons")
+    qtbot.mouseClick(find(panel, QPushButton, "modelRankWorkCancel"), Qt.MouseButton.LeftButton)
+    close(panel)
 
 
 def test_the_lab_follows_a_live_language_change(qtbot, tiny_path):

@@ -234,11 +234,13 @@ def test_the_view_menu_and_toolbar_offer_presentation_zoom_and_theme_in_chinese(
 
 
 @pytest.mark.window
-def test_present_and_zoom_on_the_command_line(qapp, monkeypatch, capsys):
+def test_present_and_zoom_on_the_command_line(qapp, monkeypatch, capsys, tmp_path):
     import sys
 
     import main
+    from app import document, launch
     from app.main_window import MainWindow
+    from app.recovery import recovery_folder
     from app.widgets.appearance import appearance
 
     args = main.build_parser().parse_args(["open", str(R45), "--present", "--zoom", "150"])
@@ -255,13 +257,27 @@ def test_present_and_zoom_on_the_command_line(qapp, monkeypatch, capsys):
     def look(*_args):
         window = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
         seen.update(active=window.presentation.active, zoom=appearance().zoom)
+        # The start-up the GUI queued (offer work a crash left behind) runs now, in this test,
+        # not in whichever test next turns the event loop.
+        QApplication.processEvents()
         window.close()
         return 0
 
+    # Its own empty recovery folder: the start-up must not find another test's unsaved work
+    # and ask about it (a modal question nobody answers).
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    searched = []
+    find_recovered = document.find_recovered
+    monkeypatch.setattr(document, "find_recovered",
+                        lambda folder=None: searched.append(recovery_folder()) or find_recovered(folder))
+    # run_gui installs the GUI's exception hook (a log in the user's home, a modal dialog): here it
+    # installs the hook it finds now, pytest-qt's, so that an error still fails this test.
+    monkeypatch.setattr(launch, "_exception_hook", sys.excepthook)
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)
     monkeypatch.setattr(QApplication, "exec", look)
     assert main.main(["open", str(R45), "--present", "--zoom", "150"]) == 0
     assert seen == {"active": True, "zoom": 1.5}
+    assert searched == [tmp_path / "data" / "blocklab" / "recovery"]
 
 
 @pytest.mark.window

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -24,6 +25,7 @@ from tests.app.fake_window import fake_window
 from tests.conftest import ROOT, SCENARIOS
 
 C4_LESSON = lessons_dir() / "c4-ffn.json"
+CHILD_TIMEOUT_S = 120          # a child process that does not answer fails the test, never hangs it
 
 
 @pytest.fixture
@@ -230,13 +232,16 @@ def test_the_slot_lock_is_stale_once_its_process_is_killed(tmp_path):
             "lock.setStaleLockTime(0)\nassert lock.tryLock(0)\nprint('locked', flush=True)\ntime.sleep(600)\n")
     holder = subprocess.Popen([sys.executable, "-c", code, str(lock_path)], stdout=subprocess.PIPE, text=True)
     try:
+        # readline() would wait forever for a child that neither prints nor exits
+        ready, _, _ = select.select([holder.stdout], [], [], CHILD_TIMEOUT_S)
+        assert ready, f"the lock holder said nothing within {CHILD_TIMEOUT_S} s"
         assert holder.stdout.readline().strip() == "locked"
         lock = QLockFile(str(lock_path))
         lock.setStaleLockTime(0)
         assert not lock.tryLock(0)                           # alive: not ours to take
     finally:
         holder.send_signal(signal.SIGKILL)
-        holder.wait()
+        holder.wait(CHILD_TIMEOUT_S)
     assert lock.tryLock(0)                                   # killed: stale, taken
     lock.unlock()
 
@@ -271,7 +276,7 @@ def test_work_survives_a_kill(blocklab_open, tmp_path, monkeypatch, answers):
         assert manifest["pid"] == app.pid
     finally:
         app.send_signal(signal.SIGKILL)
-        app.wait()
+        app.wait(CHILD_TIMEOUT_S)
         log.close()
     assert app.returncode == -signal.SIGKILL
     (slot,) = [p for p in slots.iterdir() if p.is_dir()]

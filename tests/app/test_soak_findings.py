@@ -1,6 +1,8 @@
 """What `tools/soak.py` found, each reproduced by the smallest test that shows it."""
 from __future__ import annotations
 
+import pytest
+
 from tests.app.helpers import show
 
 
@@ -48,6 +50,7 @@ def test_a_hidden_ffn_page_survives_a_language_change_after_attention_went_off(q
     panel.close()
 
 
+@pytest.mark.answers_its_dialogs                # a timer closes each real popup menu
 def test_menus_made_for_one_use_are_deleted(qtbot, session):
     """Soak: each click on the weight editor's File button (and each right-click on the inspector,
     the editor's table or a plot) made a new QMenu child with three actions and their slots, kept

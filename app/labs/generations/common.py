@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QT_TRANSLATE_NOOP
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QTimer, QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox, QVBoxLayout,
+                               QWidget)
 
 from app.labs.fonts import own_fonts
 from app.widgets.work_bar import WorkBar
@@ -283,6 +284,95 @@ class Part(QWidget):
 
     def restyle(self) -> None:
         """Colours and sizes beyond fonts and plots (subclasses)."""
+
+
+class CachedRunPart(Part):
+    """A part whose result, for the number of layers the learner sets, is computed off the GUI
+    thread (a progress bar and Cancel) and kept: core's runs are seeded, so each number of layers
+    runs once and coming back to it draws at once.
+
+    The part reads, top to bottom: a heading, an introduction, `controls` (the label and spin box
+    of the number of layers), the progress bar, the plots, and what the subclass puts below them.
+    A subclass sets `compute(layers, progress)` (a static function of core's, run on the pool
+    thread: it returns None when told to stop), builds its plots and texts, calls `lay_out` and
+    writes `draw(layers, result)`."""
+
+    DEBOUNCE_MS = 250                   # a spin box held down starts one run, once it stops
+
+    compute = None                      # staticmethod: (layers, progress) -> result or None
+
+    def __init__(self, object_name: str, prefix: str, layer_range: tuple[int, int], layers: int,
+                 parent: QWidget | None = None):
+        super().__init__(object_name, parent)
+        self.results: dict[int, object] = {}          # layers → what compute() returned
+        self.shown_layers: int | None = None
+        self.layers = QSpinBox()
+        self.layers.setObjectName(prefix + "Layers")
+        self.sized(self.layers)
+        self.layers.setRange(*layer_range)
+        self.layers.setValue(layers)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(self.DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.run)
+        self.layers.valueChanged.connect(lambda _value: self._debounce.start())
+        self.worker = Worker(self)
+        self.worker.finished.connect(self._finished)
+        self.run_bar = self.work_bar(self.worker, prefix + "Work")
+        self.heading = self.label(prefix + "Heading", HEADING_PT, bold=True)
+        self.intro = self.label(prefix + "Intro")
+        self.layers_label = self.label(prefix + "LayersLabel", wrap=False)
+        self.controls = QHBoxLayout()
+        self.controls.addWidget(self.layers_label)
+        self.controls.addWidget(self.layers)
+
+    def lay_out(self, plots: QWidget, *below: QWidget) -> None:
+        """Place the part's widgets, `plots` taking the height to spare, and write its texts."""
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.intro)
+        layout.addLayout(self.controls)
+        layout.addWidget(self.run_bar)
+        layout.addWidget(plots, 1)
+        for widget in below:
+            layout.addWidget(widget)
+        self.retranslate()
+
+    def ensure_run(self) -> None:
+        """Draw the current setting: from the cache, else start a run (the part came forward)."""
+        if self.shown_layers != self.layers.value() and not self.worker.is_running():
+            self.run()
+
+    def run(self) -> None:
+        """Draw the number of layers set now: at once if it ran before, else run it off the GUI thread."""
+        layers = self.layers.value()
+        if layers in self.results:
+            self.worker.cancel()
+            self._show(layers)
+            return
+        compute = type(self).compute
+
+        def job(progress, layers=layers):
+            result = compute(layers, progress)
+            return None if result is None else (layers, result)
+        self.worker.start(job)
+        self.run_bar.running()
+
+    def _finished(self, outcome) -> None:
+        if outcome is None:                          # stopped on the way (the worker was closing)
+            return
+        layers, result = outcome
+        self.results[layers] = result
+        self._show(layers)
+
+    def _show(self, layers: int) -> None:
+        self.shown_layers = layers
+        self.draw(layers, self.results[layers])
+
+    def draw(self, layers: int, result) -> None:
+        """Show `result`, what compute(layers) returned (subclasses)."""
+        raise NotImplementedError
 
 
 class PlotView(pg.GraphicsLayoutWidget):

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
-from app.labs.generations.common import BLUE, HEADING_PT, ORANGE, Part, PlotView, part_heading
-from app.widgets.worker import Worker
+from app.labs.generations.common import BLUE, ORANGE, CachedRunPart, PlotView, part_heading
 from core.labs import generations as core
 from core.numbers import format_number
 
@@ -17,33 +15,17 @@ DEFAULT_LAYERS = 24
 MAX_LAYERS = 96
 
 
-class PlacementPart(Part):
+def compare(layers: int, progress):
+    """(post, pre) over `layers` layers; None if cancelled."""
+    return core.compare_placements(layers, progress=progress)
+
+
+class PlacementPart(CachedRunPart):
+    compute = staticmethod(compare)
+
     def __init__(self, parent: QWidget | None = None):
-        super().__init__("genPlacementPart", parent)
-        self.results: dict[int, tuple] = {}          # layers → (post, pre)
-        self.shown_layers: int | None = None
-        self.heading = self.label("genPlacementHeading", HEADING_PT, bold=True)
-        self.intro = self.label("genPlacementIntro")
-        self.layers_label = self.label("genPlacementLayersLabel", wrap=False)
-        self.layers = QSpinBox()
-        self.layers.setObjectName("genPlacementLayers")
-        self.sized(self.layers)
-        self.layers.setRange(2, MAX_LAYERS)
-        self.layers.setValue(DEFAULT_LAYERS)
-        controls = QHBoxLayout()
-        controls.addWidget(self.layers_label)
-        controls.addWidget(self.layers)
-        controls.addStretch(1)
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(250)
-        self._debounce.timeout.connect(self.run)
-        self.layers.valueChanged.connect(lambda _value: self._debounce.start())
-
-        self.worker = Worker(self)
-        self.worker.finished.connect(self._finished)
-        self.run_bar = self.work_bar(self.worker, "genPlacementWork")
-
+        super().__init__("genPlacementPart", "genPlacement", (2, MAX_LAYERS), DEFAULT_LAYERS, parent)
+        self.controls.addStretch(1)
         self.view = PlotView("genPlacementPlots", 300)
         self.stream_plot = self.plot(self.view, 0, 0)
         self.update_plot = self.plot(self.view, 0, 1)
@@ -54,42 +36,10 @@ class PlacementPart(Part):
                 self.curves[(key, placement)] = plot.plot([], [], pen=pg.mkPen(colour, width=2), symbol=symbol,
                                                           symbolSize=6, symbolBrush=colour, symbolPen=None)
         self.result = self.label("genPlacementResult")
+        self.lay_out(self.view, self.result)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.intro)
-        layout.addLayout(controls)
-        layout.addWidget(self.run_bar)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.result)
-        self.retranslate()
-
-    def ensure_run(self) -> None:
-        if self.shown_layers != self.layers.value() and not self.worker.is_running():
-            self.run()
-
-    def run(self) -> None:
-        layers = self.layers.value()
-        if layers in self.results:
-            self.worker.cancel()
-            self._draw(layers)
-            return
-
-        def job(progress, layers=layers):
-            pair = core.compare_placements(layers, progress=progress)
-            return None if pair is None else (layers, pair)
-        self.worker.start(job)
-        self.run_bar.running()
-
-    def _finished(self, result) -> None:
-        layers, pair = result
-        self.results[layers] = pair
-        self._draw(layers)
-
-    def _draw(self, layers: int) -> None:
-        self.shown_layers = layers
-        for profile in self.results[layers]:
+    def draw(self, layers: int, result) -> None:
+        for profile in result:
             depth = np.arange(len(profile.stream_rms))
             self.curves[("stream", profile.placement)].setData(depth, profile.stream_rms)
             self.curves[("update", profile.placement)].setData(profile.layers, profile.relative_update)

@@ -5,11 +5,9 @@ initialised 1/√N smaller (0.02/√N), keeps it near √2. The simulation (core
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QHBoxLayout, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
-from app.labs.generations.common import (BLUE, HEADING_PT, ORANGE, Part, PlotView, note, part_heading)
-from app.widgets.worker import Worker
+from app.labs.generations.common import BLUE, ORANGE, CachedRunPart, PlotView, note, part_heading
 from core.labs import generations as core
 from core.numbers import format_number
 
@@ -29,34 +27,14 @@ def simulate(layers: int, progress):
     return None if remedy is None else (plain, remedy)
 
 
-class ResidualGrowthPart(Part):
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__("genResidualPart", parent)
-        self.results: dict[int, tuple] = {}          # layers → (plain, remedy): runs are deterministic
-        self.shown_layers: int | None = None
-        self.heading = self.label("genResidualHeading", HEADING_PT, bold=True)
-        self.intro = self.label("genResidualIntro")
-        self.layers_label = self.label("genResidualLayersLabel", wrap=False)
-        self.layers = QSpinBox()
-        self.layers.setObjectName("genResidualLayers")
-        self.sized(self.layers)
-        self.layers.setRange(1, MAX_LAYERS)
-        self.layers.setValue(DEFAULT_LAYERS)
-        self.layers_note = self.label("genResidualWrites", wrap=False)
-        controls = QHBoxLayout()
-        controls.addWidget(self.layers_label)
-        controls.addWidget(self.layers)
-        controls.addWidget(self.layers_note, 1)
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(250)
-        self._debounce.timeout.connect(self.run)
-        self.layers.valueChanged.connect(lambda _value: self._debounce.start())
-        self.layers.valueChanged.connect(lambda _value: self._write_remedy())
+class ResidualGrowthPart(CachedRunPart):
+    compute = staticmethod(simulate)
 
-        self.worker = Worker(self)
-        self.worker.finished.connect(self._finished)
-        self.run_bar = self.work_bar(self.worker, "genResidualWork")
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("genResidualPart", "genResidual", (1, MAX_LAYERS), DEFAULT_LAYERS, parent)
+        self.layers_note = self.label("genResidualWrites", wrap=False)
+        self.controls.addWidget(self.layers_note, 1)
+        self.layers.valueChanged.connect(lambda _value: self._write_remedy())
 
         self.view = PlotView("genResidualPlot", 300)
         self.plot_item = self.plot(self.view)
@@ -70,44 +48,11 @@ class ResidualGrowthPart(Part):
                                                 symbolPen=None)
         self.result = self.label("genResidualResult")
         self.remedy = self.label("genResidualRemedy")
+        self.lay_out(self.view, self.result, note(self.remedy, object_name="genResidualRemedyNote"))
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.intro)
-        layout.addLayout(controls)
-        layout.addWidget(self.run_bar)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.result)
-        layout.addWidget(note(self.remedy, object_name="genResidualRemedyNote"))
-        self.retranslate()
-
-    # --- running ----------------------------------------------------------------------------
-    def ensure_run(self) -> None:
-        """Draw the current setting: from the cache, else start a run (the part came forward)."""
-        if self.shown_layers != self.layers.value() and not self.worker.is_running():
-            self.run()
-
-    def run(self) -> None:
-        layers = self.layers.value()
-        if layers in self.results:
-            self.worker.cancel()
-            self._draw(layers)
-            return
-        def job(progress, layers=layers):
-            runs = simulate(layers, progress)
-            return None if runs is None else (layers, runs)
-        self.worker.start(job)
-        self.run_bar.running()
-
-    def _finished(self, result) -> None:
-        layers, runs = result
-        self.results[layers] = runs
-        self._draw(layers)
-
-    def _draw(self, layers: int) -> None:
-        plain, remedy = self.results[layers]
-        self.shown_layers = layers
+    # --- drawing ----------------------------------------------------------------------------
+    def draw(self, layers: int, result) -> None:
+        plain, remedy = result
         self.expected_curve.setData(plain.writes, plain.expected)
         self.measured_curve.setData(plain.writes, plain.measured)
         self.remedy_expected_curve.setData(remedy.writes, remedy.expected)

@@ -193,8 +193,8 @@ class ModelAblationPart(Part):
     def _measure(self) -> None:
         job = self.state.measure_ablation()
         if job is not None and self.work.generation != job:
-            self.work.running(self.tr("Measuring the validation loss %1 times…")
-                            .replace("%1", str(self.state.config.n_layers + 2)))
+            passes = str(self.state.config.n_layers + 2)
+            self.work.running(lambda: self.tr("Measuring the validation loss %1 times…").replace("%1", passes))
 
     def retranslate(self) -> None:
         self.measure.setText(self.tr("Measure the knock-outs (runs the validation text %1 times; about a minute)")

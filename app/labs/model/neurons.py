@@ -197,8 +197,9 @@ class ModelNeuronsPart(Part):
     def _watch_job(self) -> None:
         job = self.state.rank_job
         if job is not None and self.work.generation != job:
-            self.work.running(self.tr("Ranking the neurons of layer %1 over the validation text…")
-                            .replace("%1", str(self.state.rank_layer)))
+            layer = str(self.state.rank_layer)
+            self.work.running(lambda: self.tr("Ranking the neurons of layer %1 over the validation text…")
+                              .replace("%1", layer))
 
     # --- drawing -------------------------------------------------------------------------------
     def redraw(self, what: What) -> None:

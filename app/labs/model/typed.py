@@ -140,8 +140,13 @@ class ModelTypePart(Part):
         unknown = len(view.unknown)
         if unknown:
             marked = "".join(dict.fromkeys(view.chars[k] for k in view.unknown))
-            parts.append(self.tr("%1 of them are not in its vocabulary (%2, framed in red): it reads each as "
-                                 "� (unknown).").replace("%1", str(unknown)).replace("%2", marked[:12]))
+            if unknown == 1:
+                sentence = self.tr("One of them is not in its vocabulary (%2, framed in red): it reads it as "
+                                   "� (unknown).")
+            else:
+                sentence = self.tr("%1 of them are not in its vocabulary (%2, framed in red): it reads each as "
+                                   "� (unknown).")
+            parts.append(sentence.replace("%1", str(unknown)).replace("%2", marked[:12]))
         changes = len(s.ablation().neurons_off) + (1 if s.explorer_weights() is not None else 0)
         if changes:
             parts.append(self.tr("With your knock-outs and edits."))
