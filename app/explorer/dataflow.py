@@ -13,6 +13,13 @@ The view fills the space it is given: Fit enlarges as well as shrinks, a lesson 
 highlights nodes frames them, and text never goes below min_text_px(interface zoom) on screen
 (10 px at 100 %, 16 px at 150 %: the view scrolls instead of shrinking further).
 
+Presentation mode (appearance().presenting) is for the back row: every text is at least
+READABLE_PX (16 px) on screen; edges carry no shape labels (the inspector has the shapes); there
+are no scroll bars; a step's nodes are framed whole with the caption of their sub-layer where it
+fits, and where the block's layout cannot show them whole at that size — or the compact layout
+shows them COMPACT_GAIN times larger — they are drawn side by side in reading order, a "…" for
+each run of nodes left out (dataflow_plan.compact). A text the view's edge would cut is hidden.
+
 Public API for other panels (presentation mode, the File menu):
 - `fit_to_window()` (the whole block, or the nodes a lesson step highlights), `show_whole_block()`,
   `frame(hooks)`, `zoom_in()`, `zoom_out()`.
@@ -28,6 +35,7 @@ Public API for other panels (presentation mode, the File menu):
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QTransform
@@ -37,12 +45,14 @@ from app.explorer.dataflow_export import export_scene
 from app.explorer.dataflow_items import NodeBase
 from app.explorer.dataflow_menu import context_menu
 from app.explorer.dataflow_scene import DataflowScene
-from app.explorer.dataflow_style import STRIP_DECIMALS, min_text_px  # noqa: F401  (tests import STRIP_DECIMALS here)
+from app.explorer.dataflow_style import (READABLE_PX, STRIP_DECIMALS,  # noqa: F401  (tests import it here)
+                                         min_text_px)
 from app.session import Change, Session
 from app.widgets.appearance import appearance
 
 MAX_SCALE = 4.0              # Fit enlarges up to this (numbers 64 px at zoom 1)
 MAX_FRAME_GAIN = 2.0         # framing a few nodes zooms at most this much past the whole block
+COMPACT_GAIN = 1.5           # presentation mode: the compact layout where it shows a step's nodes this much larger
 ANNOTATIONS = ("label",)     # shape labels on edges: smaller than the values they annotate
 
 
@@ -64,10 +74,12 @@ class DataflowView(QGraphicsView):
         self.setMinimumSize(320, 200)
         self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
         self._user_zoomed = False
+        self._busy = False                              # framing now (see _framing_now)
         self._framing: frozenset[str] | None = None     # None: the whole block
         self._click_spotlight = False
         session.changed.connect(self._on_changed)
         appearance().changed.connect(self._on_appearance)
+        self._sync_scroll_bars()
         if session.highlight.hooks:
             self._framing = frozenset(session.highlight.hooks)
         self._on_trace_changed()
@@ -157,15 +169,18 @@ class DataflowView(QGraphicsView):
 
     def frame(self, hooks) -> None:
         """Show these nodes as large as the viewport allows (at most MAX_FRAME_GAIN × the whole
-        block's fit); none: the whole block."""
+        block's fit); none: the whole block. In presentation mode, nodes spread wider than the view
+        can show them readable are drawn side by side (the compact layout; see _choose_layout)."""
         self._user_zoomed = False
-        hooks = frozenset(h for h in hooks if h in self.flow.layout.nodes)
+        hooks = frozenset(h for h in hooks if h in self.session.trace)
         self._framing = hooks or None
         self._apply_framing()
 
     def min_scale(self) -> float:
-        """The smallest scale Fit uses: numbers at min_text_px(the interface zoom) on screen."""
-        return min_text_px(appearance().zoom) / self.flow.geometry.number.pixelSize()
+        """The smallest scale Fit uses: numbers at min_text_px(the interface zoom) on screen, and
+        in presentation mode at READABLE_PX (16 px: every text of the diagram is at least that)."""
+        floor = READABLE_PX if appearance().presenting else min_text_px(appearance().zoom)
+        return floor / self.flow.geometry.number.pixelSize()
 
     def readable_size(self, px: float = 16.0) -> QSize:
         """The viewport size at which the whole block fits with its numbers `px` tall on screen."""
@@ -182,12 +197,30 @@ class DataflowView(QGraphicsView):
                  if item.isVisible() and item.text() and (annotations or kind not in ANNOTATIONS)]
         return min(sizes) if sizes else 0.0
 
+    @contextmanager
+    def _framing_now(self):
+        """While framing: a resize that framing causes (the scene rect, the scroll bars) must not
+        frame again from inside (a new layout would delete the items being placed)."""
+        before, self._busy = self._busy, True
+        try:
+            yield
+        finally:
+            self._busy = before
+
     def _apply_framing(self) -> None:
-        scene = self.flow.sceneRect()
+        if self._busy:
+            return
+        with self._framing_now():
+            self._frame_now()
+        self._hide_cut_texts()
+
+    def _frame_now(self) -> None:
         viewport = self.contentsRect()        # the viewport without scroll bars: Fit needs none
-        if scene.isEmpty() or viewport.width() < 10 or viewport.height() < 10:
+        if self.flow.sceneRect().isEmpty() or viewport.width() < 10 or viewport.height() < 10:
             return
         width, height = viewport.width() - 2, viewport.height() - 2
+        self._choose_layout(width, height)
+        scene = self.flow.sceneRect()
         fit_all = min(width / scene.width(), height / scene.height())
         target = self._frame_rect()
         scale = min(width / target.width(), height / target.height())
@@ -195,28 +228,77 @@ class DataflowView(QGraphicsView):
             scale = min(scale, max(fit_all, self.min_scale()) * MAX_FRAME_GAIN)
         scale = max(min(scale, MAX_SCALE), self.min_scale())
         self.setTransform(QTransform.fromScale(scale, scale))
-        if self._framing is None and (scene.width() * scale > width or scene.height() * scale > height):
-            # Too big to show whole at a readable size: start where the reader starts, at the
-            # top left (along an axis that does not fit; centred along one that does).
-            self.centerOn(scene.center())
-            for bar, fits in ((self.horizontalScrollBar(), scene.width() * scale <= width),
-                              (self.verticalScrollBar(), scene.height() * scale <= height)):
-                if not fits:
-                    bar.setValue(bar.minimum())
-        else:
-            self.centerOn(target.center())
+        # What does not fit at a readable size starts where the reader starts: at the top left
+        # along an axis that does not fit, centred along one that does.
+        shown_w, shown_h = width / scale, height / scale
+        x = target.center().x() if target.width() <= shown_w else target.left() + shown_w / 2
+        y = target.center().y() if target.height() <= shown_h else target.top() + shown_h / 2
+        self.centerOn(x, y)
+
+    def _choose_layout(self, width: float, height: float) -> None:
+        """Presentation mode: the nodes a step is about are shown whole with their numbers at
+        READABLE_PX or more. Where the whole block's layout cannot (they are spread wider or
+        taller than the view at that size), the compact layout draws them side by side."""
+        wanted, stacked = None, True
+        if appearance().presenting and self._framing is not None:
+            readable = READABLE_PX / self.flow.geometry.number.pixelSize()
+
+            def scale_for(size) -> float:
+                return min(width / size.width(), height / size.height(), MAX_SCALE)
+
+            # A column of several nodes stays stacked where it fits the height, else they go side by side.
+            stacked = self.flow.compact_size(self._framing, True).height() * readable <= height
+            whole = scale_for(self._margined(self.flow.full_rect(self._framing)).size())
+            if whole < readable or scale_for(self.flow.compact_size(self._framing, stacked)) >= COMPACT_GAIN * whole:
+                wanted = self._framing
+        if (None if wanted is None else (wanted, stacked)) != self.flow.compact():
+            self.flow.set_compact(wanted, stacked)
+
+    def _margined(self, rect: QRectF) -> QRectF:
+        """A framed rect with room around it: the edges into and out of it (less in presentation
+        mode, where the height is precious: the glow's width)."""
+        g = self.flow.geometry
+        if appearance().presenting:
+            return rect.adjusted(-g.col_gap / 2, -10 * g.zoom, g.col_gap / 2, 10 * g.zoom)
+        return rect.adjusted(-g.col_gap, -g.col_gap, g.col_gap, g.col_gap)
 
     def _frame_rect(self) -> QRectF:
         scene = self.flow.sceneRect()
-        if self._framing is None:
-            return scene
+        if self._framing is None or self.flow.compact() is not None:
+            return scene                      # the compact layout is all about the framed nodes
+        hooks = self._framing & set(self.flow.node_names())
         rect = QRectF()
-        for hook in self._framing & set(self.flow.node_names()):
+        for hook in hooks:
             rect = rect.united(self.flow.node_rect(hook))
         if rect.isEmpty():
             return scene
-        margin = self.flow.geometry.col_gap
-        return rect.adjusted(-margin, -margin, margin, margin).intersected(scene)
+        target = self._margined(rect)
+        if appearance().presenting:
+            # The caption of the sub-layer they are in (and its head numbers), where it fits too.
+            header = self.flow.band_header_rect(hooks)
+            if not header.isEmpty():
+                with_header = target.united(header.adjusted(-6, -6, 6, 6))
+                if self._fits(with_header):
+                    target = with_header
+        return target.intersected(scene)
+
+    def _fits(self, rect: QRectF) -> bool:
+        """Whether a scene rect fits the viewport with the diagram's numbers at READABLE_PX."""
+        viewport = self.contentsRect()
+        scale = READABLE_PX / self.flow.geometry.number.pixelSize()
+        return rect.width() * scale <= viewport.width() - 2 and rect.height() * scale <= viewport.height() - 2
+
+    def _hide_cut_texts(self) -> None:
+        """In presentation mode no text is drawn cut by the view's edge: a text not wholly on
+        screen is hidden (its node, partly shown, says there is more that way). Elsewhere every
+        text is shown (the view scrolls; leaving presentation mode lays the diagram out anew)."""
+        if self._busy or not appearance().presenting:
+            return                            # (framing ends with it)
+        screen = QRectF(self.viewport().rect()).adjusted(-0.5, -0.5, 0.5, 0.5)
+        for item, room in self.flow.text_rooms():
+            shown = screen.contains(QRectF(self.mapFromScene(room).boundingRect()))
+            if item.isVisible() != shown:
+                item.setVisible(shown)
 
     def _zoom(self, factor: float) -> None:
         current = self.transform().m11()
@@ -225,6 +307,7 @@ class DataflowView(QGraphicsView):
         if current > 0:
             self.scale(target / current, target / current)
         self._user_zoomed = True
+        self._hide_cut_texts()
 
     def _fit_scale(self) -> float:
         rect, viewport = self.flow.sceneRect(), self.viewport().rect()
@@ -236,7 +319,14 @@ class DataflowView(QGraphicsView):
     def export_image(self, path) -> bool:
         """Write the whole diagram, as shown, to a .png (2× resolution) or .svg file; False if the
         file cannot be written. Raises ValueError for another suffix."""
-        return export_scene(self.flow, path, self.flow.palette.background, self.tr("Block diagram"))
+        hidden = [item for item, _ in self.flow.text_rooms() if not item.isVisible()]
+        for item in hidden:                   # the whole drawing, whatever the view's edge cuts
+            item.setVisible(True)
+        try:
+            return export_scene(self.flow, path, self.flow.palette.background, self.tr("Block diagram"))
+        finally:
+            for item in hidden:
+                item.setVisible(False)
 
     # --- the context menu (dataflow_menu) -----------------------------------------------------
     def context_menu(self) -> QMenu:
@@ -256,12 +346,17 @@ class DataflowView(QGraphicsView):
     def _on_changed(self, change: Change) -> None:
         if change & Change.LOADED:
             self.flow.forget_limits()         # a new scenario: limits from its trace
+        if change & Change.HIGHLIGHT and change & Change.TRACE:
+            # a new layout is framed (and compacted) for the new step's nodes, not the last step's
+            self._framing = frozenset(h for h in self.session.highlight.hooks if h in self.session.trace) or None
         if change & Change.TRACE:
             self._on_trace_changed()
         elif change & Change.SELECTION:
             self.flow.sync_selection()
         if change & Change.HIGHLIGHT:
             self._on_highlight(frame=True)
+        elif appearance().presenting:
+            self._hide_cut_texts()            # values, tokens and titles change their width
 
     def _on_trace_changed(self) -> None:
         if self.flow.sync_trace():            # laid out anew: shown whole (or the highlighted nodes)
@@ -275,12 +370,23 @@ class DataflowView(QGraphicsView):
             self.frame(highlight.hooks)       # none: the whole block
 
     def _on_appearance(self) -> None:
-        if self.flow.sync_trace():
+        rebuilt = self.flow.sync_trace()      # (entering or leaving presentation mode: always)
+        with self._framing_now():
+            self._sync_scroll_bars()          # (may resize the viewport: framed once, below)
+        if rebuilt:
             self._refit()
+
+    def _sync_scroll_bars(self) -> None:
+        """No scroll bars in presentation mode: the view is framed, and a drag still moves it."""
+        policy = Qt.ScrollBarAlwaysOff if appearance().presenting else Qt.ScrollBarAsNeeded
+        self.setHorizontalScrollBarPolicy(policy)
+        self.setVerticalScrollBarPolicy(policy)
 
     def _refit(self) -> None:
         if not self._user_zoomed:
             self._apply_framing()
+        else:
+            self._hide_cut_texts()
 
     # --- interaction -------------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:  # noqa: N802
@@ -343,6 +449,10 @@ class DataflowView(QGraphicsView):
         super().resizeEvent(event)
         self._refit()
 
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802
+        super().scrollContentsBy(dx, dy)
+        self._hide_cut_texts()
+
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
         self._refit()
@@ -363,3 +473,4 @@ class DataflowView(QGraphicsView):
                 self.centerOn(centre)
             else:
                 self._apply_framing()
+        self._hide_cut_texts()

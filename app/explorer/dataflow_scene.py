@@ -12,14 +12,14 @@ or a scenario is loaded, afterwards only widened when a value goes past it.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, QPointF, QRectF
+from PySide6.QtCore import QObject, QPointF, QRectF, QSizeF
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem, QToolTip
 
 from app.explorer import finite_marks
-from app.explorer.dataflow_items import EdgeItem, HeadChip, NodeBase, NumberNode, TokenItem
-from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, layout_text_boxes, shape_text,
-                                          token_caption, token_link_path, token_window)
-from app.explorer.dataflow_plan import Q
+from app.explorer.dataflow_items import EdgeItem, GapMarker, HeadChip, NodeBase, NumberNode, TokenItem
+from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, gap_tooltip, layout_text_boxes,
+                                          shape_text, token_caption, token_link_path, token_window)
+from app.explorer.dataflow_plan import Q, compact as compact_plan, plan
 from app.explorer.dataflow_strip import StripNode
 from app.explorer.dataflow_style import (DIMMED, FORCED_NUMBERS_MAX, NUMBERS_MAX, Geometry, Palette, place_text,
                                          tr)
@@ -27,6 +27,7 @@ from app.explorer.dataflow_titles import titles
 from app.session import Session
 from app.widgets import style
 from app.widgets.appearance import appearance
+from app.widgets.inert import plain_tooltip
 from core.numbers import format_exact
 
 MODES = ("auto", "numbers", "strips")
@@ -50,7 +51,10 @@ class DataflowScene(QGraphicsScene):
         self.mode = "auto"
         self.layout = Layout()
         self._structure: object = None          # what the trace's layout depends on
-        self._look: object = None               # heatmap nodes, zoom, theme
+        self._look: object = None               # heatmap nodes, zoom, theme, presentation mode
+        self._compact: tuple[frozenset, bool] | None = None     # presentation mode's compact layout:
+                                                                # its hooks and stacking, or None
+        self._full_rects: dict[str, QRectF] = {}    # each node's place in the whole block's layout
         self._texts_for: object = None          # the config the titles were written for
         self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
         self._drawn: dict[str, tuple] = {}      # hook → (array, token, head, limit) last drawn
@@ -111,6 +115,60 @@ class DataflowScene(QGraphicsScene):
     def spotlighted(self) -> str | None:
         return self._spot
 
+    def compact(self) -> tuple[frozenset, bool] | None:
+        """The hooks the compact layout shows (presentation mode) and whether it stacks a column's
+        hooks, or None: the whole block."""
+        return self.layout.compact
+
+    def compact_columns(self, hooks, stacked: bool = True) -> list[list[str]]:
+        """The columns of the compact layout of these hooks (markers included)."""
+        rows, edges = plan(self.session.config, self.session.trace)
+        return compact_plan(rows, edges, hooks, stacked)[0][0].columns
+
+    def compact_size(self, hooks, stacked: bool = True) -> QSizeF:
+        """About how large the compact layout of these hooks would be (scene pixels), from the
+        sizes of their nodes in the whole block's layout: without building it."""
+        g = self.geometry
+        marker = GapMarker.size(g)
+        width = height = 0.0
+        for column in self.compact_columns(hooks, stacked):
+            sizes = [self._full_rects[hook].size() if hook in self._full_rects else marker for hook in column]
+            width += max(size.width() for size in sizes) + g.col_gap
+            height = max(height, sum(size.height() for size in sizes) + (len(sizes) - 1) * g.stack_gap_edge)
+        glow = 20 * g.zoom                    # the glow around each node, both sides
+        return QSizeF(width - g.col_gap + 6 * g.zoom + glow, height + glow)
+
+    def full_rect(self, hooks) -> QRectF:
+        """Where these nodes are in the whole block's layout (also while the compact one is shown)."""
+        rect = QRectF()
+        for hook in hooks:
+            if hook in self._full_rects:
+                rect = rect.united(self._full_rects[hook])
+        return rect
+
+    def band_header_rect(self, hooks) -> QRectF:
+        """The captions (and head numbers) of the sub-layer bands that hold any of these nodes."""
+        rect = QRectF()
+        for band, caption, row in self.layout.bands:
+            area = band.mapRectToScene(band.rect())
+            if any(area.contains(self.node_rect(hook)) for hook in hooks if hook in self.layout.nodes):
+                rect = rect.united(text_rect(caption))
+                if row == "attention":
+                    for chip in self.layout.heads:
+                        rect = rect.united(chip.mapRectToScene(chip.rect()))
+        return rect
+
+    def text_rooms(self) -> list[tuple[QGraphicsSimpleTextItem, QRectF]]:
+        """Every text and the scene rect it needs whole on screen: a value its cell (it changes in
+        place), any other text its glyphs."""
+        rooms = []
+        for kind, item, box in self.text_boxes():
+            room = text_rect(item)
+            if kind == "number":
+                room = room.united(item.parentItem().mapRectToScene(item.parentItem().rect()))
+            rooms.append((item, room))
+        return rooms
+
     # --- changes from outside ----------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
         if mode not in MODES:
@@ -135,6 +193,14 @@ class DataflowScene(QGraphicsScene):
     def forget_limits(self) -> None:
         self._limits.clear()
 
+    def set_compact(self, hooks, stacked: bool = True) -> bool:
+        """Presentation mode's compact layout: only these hooks, side by side in reading order, a
+        "…" marker for each run of others, a column's hooks stacked or not (dataflow_plan.compact);
+        None or empty: the whole block. True if the drawing was laid out anew. A new layout of the
+        block (another trace's shape, zoom, theme) goes back to the whole block."""
+        self._compact = (frozenset(hooks), bool(stacked)) if hooks else None
+        return self.sync_trace()
+
     # --- bringing the drawing up to date -----------------------------------------------------
     def _strips(self) -> frozenset[str]:
         """The hooks drawn as heatmaps: automatically those wider than NUMBERS_MAX channels, and
@@ -153,7 +219,7 @@ class DataflowScene(QGraphicsScene):
         structure = (tuple((hook, array.shape) for hook, array in session.trace.items()), config.residual,
                      config.has_norm and config.norm_placement, session.tokens)
         look = appearance()
-        return structure, (self._strips(), look.zoom, look.effective_theme)
+        return structure, (self._strips(), look.zoom, look.effective_theme, look.presenting)
 
     def sync_trace(self) -> bool:
         """Bring the drawing to the session's trace; True if it was laid out anew."""
@@ -163,10 +229,13 @@ class DataflowScene(QGraphicsScene):
             if self._structure is not None and structure != self._structure:
                 self._limits.clear()          # a new block: limits from this trace
             self._structure, self._look = structure, look
+            self._relayout()
+            rebuilt = True
+        elif self._compact != self.layout.compact:
             self.rebuild()
             rebuilt = True
         elif self._texts_for != self.session.config and not self._update_texts():
-            self.rebuild()                    # a title no longer fits its node
+            self._relayout()                  # a title no longer fits its node
             rebuilt = True
         self._refresh_values(check_limits=True)
         if rebuilt or self._selection_key() != self._selected:
@@ -180,7 +249,7 @@ class DataflowScene(QGraphicsScene):
     def retranslate(self) -> bool:
         """Titles and captions in the current language, in place; True if it needed a new layout."""
         if not self._update_texts():
-            self.rebuild()
+            self._relayout()
             self._refresh_values()
             self._refresh_selection()
             return True
@@ -194,17 +263,27 @@ class DataflowScene(QGraphicsScene):
         self._refresh_token_list()
         return False
 
+    def _relayout(self) -> None:
+        """The whole block laid out anew (its nodes' sizes changed): the view decides anew whether
+        presentation mode needs the compact layout, from the new sizes."""
+        self._compact = None
+        self.rebuild()
+
     def rebuild(self) -> None:
+        self.layout = Layout()                # nothing to reach while the items go and come
         self.clear()
         self._drawn = {}
         look = appearance()
         self.geometry, self.palette = Geometry.at(look.zoom), Palette.of(look)
         self.setBackgroundBrush(self.palette.background)
         session = self.session
+        hooks, stacked = self._compact or (None, True)
         spec = LayoutSpec(session.config, session.trace, session.tokens, titles(session.config, session.trace),
                           self._tooltip, set(self._look[0]) if self._look else set(self._strips()),
-                          self.geometry, self.palette)
+                          self.geometry, self.palette, labels=not look.presenting, compact=hooks, stacked=stacked)
         self.layout = build(self, spec, self._token())
+        if self._compact is None:
+            self._full_rects = {hook: self.node_rect(hook) for hook in self.layout.nodes}
         self._texts_for = session.config
         if self._spot not in self.layout.nodes:
             self._spot = None
@@ -224,6 +303,8 @@ class DataflowScene(QGraphicsScene):
         for edge in self.layout.edges:
             if edge.label is not None:
                 edge.set_label(shape_text(trace[edge.spec.source].shape))
+        for gap in self.layout.gaps.values():
+            gap.setToolTip(plain_tooltip(gap_tooltip([names[hook] for hook in gap.hooks])))
         self._texts_for = self.session.config
         return True
 
