@@ -53,6 +53,8 @@ from app.widgets.appearance import appearance
 MAX_SCALE = 4.0              # Fit enlarges up to this (numbers 64 px at zoom 1)
 MAX_FRAME_GAIN = 2.0         # framing a few nodes zooms at most this much past the whole block
 COMPACT_GAIN = 1.5           # presentation mode: the compact layout where it shows a step's nodes this much larger
+STACKED_BIAS = 1.25          # … keeping a column's nodes stacked unless side by side they are this much larger
+HEADER_COST = 0.85           # … and framing a sub-layer's caption with a step's nodes if they keep this share of their size
 ANNOTATIONS = ("label",)     # shape labels on edges: smaller than the values they annotate
 
 
@@ -246,10 +248,14 @@ class DataflowView(QGraphicsView):
             def scale_for(size) -> float:
                 return min(width / size.width(), height / size.height(), MAX_SCALE)
 
-            # A column of several nodes stays stacked where it fits the height, else they go side by side.
-            stacked = self.flow.compact_size(self._framing, True).height() * readable <= height
-            whole = scale_for(self._margined(self.flow.full_rect(self._framing)).size())
-            if whole < readable or scale_for(self.flow.compact_size(self._framing, stacked)) >= COMPACT_GAIN * whole:
+            # the scale the block's layout would frame them at (as _frame_now, without the header)
+            whole = min(scale_for(self._margined(self.flow.full_rect(self._framing)).size()),
+                        max(scale_for(self.flow.full_rect().size()), readable) * MAX_FRAME_GAIN)
+            on_top = scale_for(self.flow.compact_size(self._framing, True))
+            side_by_side = scale_for(self.flow.compact_size(self._framing, False))
+            # A column's nodes stay stacked unless side by side they are clearly larger (or only so readable).
+            stacked = on_top >= readable and on_top * STACKED_BIAS >= side_by_side
+            if whole < readable or max(on_top, side_by_side) >= COMPACT_GAIN * whole:
                 wanted = self._framing
         if (None if wanted is None else (wanted, stacked)) != self.flow.compact():
             self.flow.set_compact(wanted, stacked)
@@ -272,21 +278,21 @@ class DataflowView(QGraphicsView):
             rect = rect.united(self.flow.node_rect(hook))
         if rect.isEmpty():
             return scene
-        target = self._margined(rect)
+        target = self._margined(rect).intersected(scene)
         if appearance().presenting:
-            # The caption of the sub-layer they are in (and its head numbers), where it fits too.
+            # The caption of the sub-layer they are in (and its head numbers), where the nodes
+            # stay nearly as large with it.
             header = self.flow.band_header_rect(hooks)
             if not header.isEmpty():
-                with_header = target.united(header.adjusted(-6, -6, 6, 6))
-                if self._fits(with_header):
+                with_header = target.united(header.adjusted(-6, -6, 6, 6)).intersected(scene)
+                if self._fit(with_header) >= max(HEADER_COST * self._fit(target), self.min_scale()):
                     target = with_header
-        return target.intersected(scene)
+        return target
 
-    def _fits(self, rect: QRectF) -> bool:
-        """Whether a scene rect fits the viewport with the diagram's numbers at READABLE_PX."""
+    def _fit(self, rect: QRectF) -> float:
+        """The scale at which a scene rect fills the viewport."""
         viewport = self.contentsRect()
-        scale = READABLE_PX / self.flow.geometry.number.pixelSize()
-        return rect.width() * scale <= viewport.width() - 2 and rect.height() * scale <= viewport.height() - 2
+        return min((viewport.width() - 2) / rect.width(), (viewport.height() - 2) / rect.height())
 
     def _hide_cut_texts(self) -> None:
         """In presentation mode no text is drawn cut by the view's edge: a text not wholly on

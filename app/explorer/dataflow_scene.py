@@ -55,6 +55,7 @@ class DataflowScene(QGraphicsScene):
         self._compact: tuple[frozenset, bool] | None = None     # presentation mode's compact layout:
                                                                 # its hooks and stacking, or None
         self._full_rects: dict[str, QRectF] = {}    # each node's place in the whole block's layout
+        self._full_bounds = QRectF()                # and that layout's scene rect
         self._texts_for: object = None          # the config the titles were written for
         self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
         self._drawn: dict[str, tuple] = {}      # hook → (array, token, head, limit) last drawn
@@ -131,15 +132,21 @@ class DataflowScene(QGraphicsScene):
         g = self.geometry
         marker = GapMarker.size(g)
         width = height = 0.0
-        for column in self.compact_columns(hooks, stacked):
+        columns = self.compact_columns(hooks, stacked)
+        for column in columns:
             sizes = [self._full_rects[hook].size() if hook in self._full_rects else marker for hook in column]
             width += max(size.width() for size in sizes) + g.col_gap
             height = max(height, sum(size.height() for size in sizes) + (len(sizes) - 1) * g.stack_gap_edge)
+        if not stacked and len(columns) > len(self.compact_columns(hooks, True)):
+            height += 2 * g.lane + 6 * g.zoom  # edges past a node run under the row
         glow = 20 * g.zoom                    # the glow around each node, both sides
         return QSizeF(width - g.col_gap + 6 * g.zoom + glow, height + glow)
 
-    def full_rect(self, hooks) -> QRectF:
-        """Where these nodes are in the whole block's layout (also while the compact one is shown)."""
+    def full_rect(self, hooks=None) -> QRectF:
+        """Where these nodes are in the whole block's layout (also while the compact one is shown);
+        None: the whole of that layout."""
+        if hooks is None:
+            return QRectF(self._full_bounds)
         rect = QRectF()
         for hook in hooks:
             if hook in self._full_rects:
@@ -284,6 +291,7 @@ class DataflowScene(QGraphicsScene):
         self.layout = build(self, spec, self._token())
         if self._compact is None:
             self._full_rects = {hook: self.node_rect(hook) for hook in self.layout.nodes}
+            self._full_bounds = self.sceneRect()
         self._texts_for = session.config
         if self._spot not in self.layout.nodes:
             self._spot = None
