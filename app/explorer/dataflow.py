@@ -242,21 +242,22 @@ class DataflowView(QGraphicsView):
         READABLE_PX or more. Where the whole block's layout cannot (they are spread wider or
         taller than the view at that size), the compact layout draws them side by side."""
         wanted, stacked = None, True
-        if appearance().presenting and self._framing is not None:
+        hooks = (self._framing or frozenset()) & set(self.session.trace)     # (an edit may have removed some)
+        if appearance().presenting and hooks:
             readable = READABLE_PX / self.flow.geometry.number.pixelSize()
 
             def scale_for(size) -> float:
                 return min(width / size.width(), height / size.height(), MAX_SCALE)
 
             # the scale the block's layout would frame them at (as _frame_now, without the header)
-            whole = min(scale_for(self._margined(self.flow.full_rect(self._framing)).size()),
+            whole = min(scale_for(self._margined(self.flow.full_rect(hooks)).size()),
                         max(scale_for(self.flow.full_rect().size()), readable) * MAX_FRAME_GAIN)
-            on_top = scale_for(self.flow.compact_size(self._framing, True))
-            side_by_side = scale_for(self.flow.compact_size(self._framing, False))
+            on_top = scale_for(self.flow.compact_size(hooks, True))
+            side_by_side = scale_for(self.flow.compact_size(hooks, False))
             # A column's nodes stay stacked unless side by side they are clearly larger (or only so readable).
             stacked = on_top >= readable and on_top * STACKED_BIAS >= side_by_side
             if whole < readable or max(on_top, side_by_side) >= COMPACT_GAIN * whole:
-                wanted = self._framing
+                wanted = hooks
         if (None if wanted is None else (wanted, stacked)) != self.flow.compact():
             self.flow.set_compact(wanted, stacked)
 
