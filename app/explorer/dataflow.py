@@ -13,12 +13,10 @@ The view fills the space it is given: Fit enlarges as well as shrinks, a lesson 
 highlights nodes frames them, and text never goes below min_text_px(interface zoom) on screen
 (10 px at 100 %, 16 px at 150 %: the view scrolls instead of shrinking further).
 
-Presentation mode (appearance().presenting) is for the back row: every text is at least
-READABLE_PX (16 px) on screen; edges carry no shape labels (the inspector has the shapes); there
-are no scroll bars; a step's nodes are framed whole with the caption of their sub-layer where it
-fits, and where the block's layout cannot show them whole at that size — or the compact layout
-shows them COMPACT_GAIN times larger — they are drawn side by side in reading order, a "…" for
-each run of nodes left out (dataflow_plan.compact). A text the view's edge would cut is hidden.
+Presentation mode is for the back row: every text at least 16 px on screen, no shape labels on
+the edges (the inspector has the shapes), a step's nodes framed whole — in the block's layout, or
+side by side with a "…" for each run of nodes left out —, no scroll bars, and no text cut by the
+view's edge. Where the view looks, and how large: dataflow_frame.
 
 Public API for other panels (presentation mode, the File menu):
 - `fit_to_window()` (the whole block, or the nodes a lesson step highlights), `show_whole_block()`,
@@ -38,23 +36,19 @@ import math
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt
-from PySide6.QtGui import QPainter, QTransform
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsView, QMenu, QWidget
 
 from app.explorer.dataflow_export import export_scene
 from app.explorer.dataflow_items import NodeBase
 from app.explorer.dataflow_menu import context_menu
+from app.explorer.dataflow_frame import Framer
 from app.explorer.dataflow_scene import DataflowScene
 from app.explorer.dataflow_style import (READABLE_PX, STRIP_DECIMALS,  # noqa: F401  (tests import it here)
                                          min_text_px)
 from app.session import Change, Session
 from app.widgets.appearance import appearance
 
-MAX_SCALE = 4.0              # Fit enlarges up to this (numbers 64 px at zoom 1)
-MAX_FRAME_GAIN = 2.0         # framing a few nodes zooms at most this much past the whole block
-COMPACT_GAIN = 1.5           # presentation mode: the compact layout where it shows a step's nodes this much larger
-STACKED_BIAS = 1.25          # … keeping a column's nodes stacked unless side by side they are this much larger
-HEADER_COST = 0.85           # … and framing a sub-layer's caption with a step's nodes if they keep this share of their size
 ANNOTATIONS = ("label",)     # shape labels on edges: smaller than the values they annotate
 
 
@@ -81,7 +75,8 @@ class DataflowView(QGraphicsView):
         self._click_spotlight = False
         session.changed.connect(self._on_changed)
         appearance().changed.connect(self._on_appearance)
-        self._sync_scroll_bars()
+        self.framer = Framer(self)
+        self.framer.sync_scroll_bars()
         if session.highlight.hooks:
             self._framing = frozenset(session.highlight.hooks)
         self._on_trace_changed()
@@ -172,7 +167,7 @@ class DataflowView(QGraphicsView):
     def frame(self, hooks) -> None:
         """Show these nodes as large as the viewport allows (at most MAX_FRAME_GAIN × the whole
         block's fit); none: the whole block. In presentation mode, nodes spread wider than the view
-        can show them readable are drawn side by side (the compact layout; see _choose_layout)."""
+        can show them readable are drawn side by side (the compact layout; dataflow_frame)."""
         self._user_zoomed = False
         hooks = frozenset(h for h in hooks if h in self.session.trace)
         self._framing = hooks or None
@@ -213,99 +208,12 @@ class DataflowView(QGraphicsView):
         if self._busy:
             return
         with self._framing_now():
-            self._frame_now()
+            self.framer.frame(self._framing)
         self._hide_cut_texts()
 
-    def _frame_now(self) -> None:
-        viewport = self.contentsRect()        # the viewport without scroll bars: Fit needs none
-        if self.flow.sceneRect().isEmpty() or viewport.width() < 10 or viewport.height() < 10:
-            return
-        width, height = viewport.width() - 2, viewport.height() - 2
-        self._choose_layout(width, height)
-        scene = self.flow.sceneRect()
-        fit_all = min(width / scene.width(), height / scene.height())
-        target = self._frame_rect()
-        scale = min(width / target.width(), height / target.height())
-        if self._framing is not None:
-            scale = min(scale, max(fit_all, self.min_scale()) * MAX_FRAME_GAIN)
-        scale = max(min(scale, MAX_SCALE), self.min_scale())
-        self.setTransform(QTransform.fromScale(scale, scale))
-        # What does not fit at a readable size starts where the reader starts: at the top left
-        # along an axis that does not fit, centred along one that does.
-        shown_w, shown_h = width / scale, height / scale
-        x = target.center().x() if target.width() <= shown_w else target.left() + shown_w / 2
-        y = target.center().y() if target.height() <= shown_h else target.top() + shown_h / 2
-        self.centerOn(x, y)
-
-    def _choose_layout(self, width: float, height: float) -> None:
-        """Presentation mode: the nodes a step is about are shown whole with their numbers at
-        READABLE_PX or more. Where the whole block's layout cannot (they are spread wider or
-        taller than the view at that size), the compact layout draws them side by side."""
-        wanted, stacked = None, True
-        hooks = (self._framing or frozenset()) & set(self.session.trace)     # (an edit may have removed some)
-        if appearance().presenting and hooks:
-            readable = READABLE_PX / self.flow.geometry.number.pixelSize()
-
-            def scale_for(size) -> float:
-                return min(width / size.width(), height / size.height(), MAX_SCALE)
-
-            # the scale the block's layout would frame them at (as _frame_now, without the header)
-            whole = min(scale_for(self._margined(self.flow.full_rect(hooks)).size()),
-                        max(scale_for(self.flow.full_rect().size()), readable) * MAX_FRAME_GAIN)
-            on_top = scale_for(self.flow.compact_size(hooks, True))
-            side_by_side = scale_for(self.flow.compact_size(hooks, False))
-            # A column's nodes stay stacked unless side by side they are clearly larger (or only so readable).
-            stacked = on_top >= readable and on_top * STACKED_BIAS >= side_by_side
-            if whole < readable or max(on_top, side_by_side) >= COMPACT_GAIN * whole:
-                wanted = hooks
-        if (None if wanted is None else (wanted, stacked)) != self.flow.compact():
-            self.flow.set_compact(wanted, stacked)
-
-    def _margined(self, rect: QRectF) -> QRectF:
-        """A framed rect with room around it: the edges into and out of it (less in presentation
-        mode, where the height is precious: the glow's width)."""
-        g = self.flow.geometry
-        if appearance().presenting:
-            return rect.adjusted(-g.col_gap / 2, -10 * g.zoom, g.col_gap / 2, 10 * g.zoom)
-        return rect.adjusted(-g.col_gap, -g.col_gap, g.col_gap, g.col_gap)
-
-    def _frame_rect(self) -> QRectF:
-        scene = self.flow.sceneRect()
-        if self._framing is None or self.flow.compact() is not None:
-            return scene                      # the compact layout is all about the framed nodes
-        hooks = self._framing & set(self.flow.node_names())
-        rect = QRectF()
-        for hook in hooks:
-            rect = rect.united(self.flow.node_rect(hook))
-        if rect.isEmpty():
-            return scene
-        target = self._margined(rect).intersected(scene)
-        if appearance().presenting:
-            # The caption of the sub-layer they are in (and its head numbers), where the nodes
-            # stay nearly as large with it.
-            header = self.flow.band_header_rect(hooks)
-            if not header.isEmpty():
-                with_header = target.united(header.adjusted(-6, -6, 6, 6)).intersected(scene)
-                if self._fit(with_header) >= max(HEADER_COST * self._fit(target), self.min_scale()):
-                    target = with_header
-        return target
-
-    def _fit(self, rect: QRectF) -> float:
-        """The scale at which a scene rect fills the viewport."""
-        viewport = self.contentsRect()
-        return min((viewport.width() - 2) / rect.width(), (viewport.height() - 2) / rect.height())
-
     def _hide_cut_texts(self) -> None:
-        """In presentation mode no text is drawn cut by the view's edge: a text not wholly on
-        screen is hidden (its node, partly shown, says there is more that way). Elsewhere every
-        text is shown (the view scrolls; leaving presentation mode lays the diagram out anew)."""
-        if self._busy or not appearance().presenting:
-            return                            # (framing ends with it)
-        screen = QRectF(self.viewport().rect()).adjusted(-0.5, -0.5, 0.5, 0.5)
-        for item, room in self.flow.text_rooms():
-            shown = screen.contains(QRectF(self.mapFromScene(room).boundingRect()))
-            if item.isVisible() != shown:
-                item.setVisible(shown)
+        if not self._busy:                    # (framing ends with it)
+            self.framer.hide_cut_texts()
 
     def _zoom(self, factor: float) -> None:
         current = self.transform().m11()
@@ -326,14 +234,8 @@ class DataflowView(QGraphicsView):
     def export_image(self, path) -> bool:
         """Write the whole diagram, as shown, to a .png (2× resolution) or .svg file; False if the
         file cannot be written. Raises ValueError for another suffix."""
-        hidden = [item for item, _ in self.flow.text_rooms() if not item.isVisible()]
-        for item in hidden:                   # the whole drawing, whatever the view's edge cuts
-            item.setVisible(True)
-        try:
+        with self.framer.every_text():       # the whole drawing, whatever the view's edge cuts
             return export_scene(self.flow, path, self.flow.palette.background, self.tr("Block diagram"))
-        finally:
-            for item in hidden:
-                item.setVisible(False)
 
     # --- the context menu (dataflow_menu) -----------------------------------------------------
     def context_menu(self) -> QMenu:
@@ -379,15 +281,9 @@ class DataflowView(QGraphicsView):
     def _on_appearance(self) -> None:
         rebuilt = self.flow.sync_trace()      # (entering or leaving presentation mode: always)
         with self._framing_now():
-            self._sync_scroll_bars()          # (may resize the viewport: framed once, below)
+            self.framer.sync_scroll_bars()   # (may resize the viewport: framed once, below)
         if rebuilt:
             self._refit()
-
-    def _sync_scroll_bars(self) -> None:
-        """No scroll bars in presentation mode: the view is framed, and a drag still moves it."""
-        policy = Qt.ScrollBarAlwaysOff if appearance().presenting else Qt.ScrollBarAsNeeded
-        self.setHorizontalScrollBarPolicy(policy)
-        self.setVerticalScrollBarPolicy(policy)
 
     def _refit(self) -> None:
         if not self._user_zoomed:

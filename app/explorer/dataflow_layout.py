@@ -276,3 +276,15 @@ def layout_text_boxes(layout: Layout, scene_rect: QRectF) -> list[tuple[str, QGr
     if layout.token_header is not None:
         boxes.append(("band", layout.token_header, scene_rect))
     return boxes
+
+
+def layout_text_rooms(layout: Layout) -> list[tuple[QGraphicsSimpleTextItem, QRectF]]:
+    """Every text of a layout and the scene rect that must be on screen for it to show whole: a
+    value its cell (the value changes in place), any other text its glyphs."""
+    rooms = []
+    for kind, item, _ in layout_text_boxes(layout, QRectF()):
+        room = item.mapRectToScene(item.boundingRect())
+        if kind == "number":
+            room = room.united(item.parentItem().mapRectToScene(item.parentItem().rect()))
+        rooms.append((item, room))
+    return rooms

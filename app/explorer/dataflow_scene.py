@@ -12,14 +12,15 @@ or a scenario is loaded, afterwards only widened when a value goes past it.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, QPointF, QRectF, QSizeF
+from PySide6.QtCore import QObject, QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem, QToolTip
 
 from app.explorer import finite_marks
-from app.explorer.dataflow_items import EdgeItem, GapMarker, HeadChip, NodeBase, NumberNode, TokenItem
+from app.explorer.dataflow_items import EdgeItem, NodeBase, NumberNode
 from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, gap_tooltip, layout_text_boxes,
                                           shape_text, token_caption, token_link_path, token_window)
-from app.explorer.dataflow_plan import Q, compact as compact_plan, plan
+from app.explorer.dataflow_plan import Q
+from app.explorer.dataflow_pointing import hit, value_tooltip
 from app.explorer.dataflow_strip import StripNode
 from app.explorer.dataflow_style import (DIMMED, FORCED_NUMBERS_MAX, NUMBERS_MAX, Geometry, Palette, place_text,
                                          tr)
@@ -28,7 +29,6 @@ from app.session import Session
 from app.widgets import style
 from app.widgets.appearance import appearance
 from app.widgets.inert import plain_tooltip
-from core.numbers import format_exact
 
 MODES = ("auto", "numbers", "strips")
 
@@ -52,10 +52,9 @@ class DataflowScene(QGraphicsScene):
         self.layout = Layout()
         self._structure: object = None          # what the trace's layout depends on
         self._look: object = None               # heatmap nodes, zoom, theme, presentation mode
-        self._compact: tuple[frozenset, bool] | None = None     # presentation mode's compact layout:
-                                                                # its hooks and stacking, or None
-        self._full_rects: dict[str, QRectF] = {}    # each node's place in the whole block's layout
-        self._full_bounds = QRectF()                # and that layout's scene rect
+        self._compact: tuple[frozenset, bool] | None = None     # the compact layout wanted (set_compact)
+        self.full_rects: dict[str, QRectF] = {}     # each node's place in the block's layout, and that
+        self.full_bounds = QRectF()                 # layout's scene rect (kept while the compact one is shown)
         self._texts_for: object = None          # the config the titles were written for
         self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
         self._drawn: dict[str, tuple] = {}      # hook → (array, token, head, limit) last drawn
@@ -116,66 +115,6 @@ class DataflowScene(QGraphicsScene):
     def spotlighted(self) -> str | None:
         return self._spot
 
-    def compact(self) -> tuple[frozenset, bool] | None:
-        """The hooks the compact layout shows (presentation mode) and whether it stacks a column's
-        hooks, or None: the whole block."""
-        return self.layout.compact
-
-    def compact_columns(self, hooks, stacked: bool = True) -> list[list[str]]:
-        """The columns of the compact layout of these hooks (markers included)."""
-        rows, edges = plan(self.session.config, self.session.trace)
-        return compact_plan(rows, edges, hooks, stacked)[0][0].columns
-
-    def compact_size(self, hooks, stacked: bool = True) -> QSizeF:
-        """About how large the compact layout of these hooks would be (scene pixels), from the
-        sizes of their nodes in the whole block's layout: without building it."""
-        g = self.geometry
-        marker = GapMarker.size(g)
-        width = height = 0.0
-        columns = self.compact_columns(hooks, stacked)
-        for column in columns:
-            sizes = [self._full_rects[hook].size() if hook in self._full_rects else marker for hook in column]
-            width += max(size.width() for size in sizes) + g.col_gap
-            height = max(height, sum(size.height() for size in sizes) + (len(sizes) - 1) * g.stack_gap_edge)
-        if not stacked and len(columns) > len(self.compact_columns(hooks, True)):
-            height += 2 * g.lane + 6 * g.zoom  # edges past a node run under the row
-        glow = 20 * g.zoom                    # the glow around each node, both sides
-        return QSizeF(width - g.col_gap + 6 * g.zoom + glow, height + glow)
-
-    def full_rect(self, hooks=None) -> QRectF:
-        """Where these nodes are in the whole block's layout (also while the compact one is shown);
-        None: the whole of that layout."""
-        if hooks is None:
-            return QRectF(self._full_bounds)
-        rect = QRectF()
-        for hook in hooks:
-            if hook in self._full_rects:
-                rect = rect.united(self._full_rects[hook])
-        return rect
-
-    def band_header_rect(self, hooks) -> QRectF:
-        """The captions (and head numbers) of the sub-layer bands that hold any of these nodes."""
-        rect = QRectF()
-        for band, caption, row in self.layout.bands:
-            area = band.mapRectToScene(band.rect())
-            if any(area.contains(self.node_rect(hook)) for hook in hooks if hook in self.layout.nodes):
-                rect = rect.united(text_rect(caption))
-                if row == "attention":
-                    for chip in self.layout.heads:
-                        rect = rect.united(chip.mapRectToScene(chip.rect()))
-        return rect
-
-    def text_rooms(self) -> list[tuple[QGraphicsSimpleTextItem, QRectF]]:
-        """Every text and the scene rect it needs whole on screen: a value its cell (it changes in
-        place), any other text its glyphs."""
-        rooms = []
-        for kind, item, box in self.text_boxes():
-            room = text_rect(item)
-            if kind == "number":
-                room = room.united(item.parentItem().mapRectToScene(item.parentItem().rect()))
-            rooms.append((item, room))
-        return rooms
-
     # --- changes from outside ----------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
         if mode not in MODES:
@@ -201,10 +140,8 @@ class DataflowScene(QGraphicsScene):
         self._limits.clear()
 
     def set_compact(self, hooks, stacked: bool = True) -> bool:
-        """Presentation mode's compact layout: only these hooks, side by side in reading order, a
-        "…" marker for each run of others, a column's hooks stacked or not (dataflow_plan.compact);
-        None or empty: the whole block. True if the drawing was laid out anew. A new layout of the
-        block (another trace's shape, zoom, theme) goes back to the whole block."""
+        """Presentation mode's compact layout of these hooks (dataflow_plan.compact; its state is
+        layout.compact), or the block's (None); True if laid out anew. See _relayout."""
         self._compact = (frozenset(hooks), bool(stacked)) if hooks else None
         return self.sync_trace()
 
@@ -271,8 +208,7 @@ class DataflowScene(QGraphicsScene):
         return False
 
     def _relayout(self) -> None:
-        """The whole block laid out anew (its nodes' sizes changed): the view decides anew whether
-        presentation mode needs the compact layout, from the new sizes."""
+        """The block laid out anew; the view decides again whether to compact it (its sizes changed)."""
         self._compact = None
         self.rebuild()
 
@@ -290,8 +226,8 @@ class DataflowScene(QGraphicsScene):
                           self.geometry, self.palette, labels=not look.presenting, compact=hooks, stacked=stacked)
         self.layout = build(self, spec, self._token())
         if self._compact is None:
-            self._full_rects = {hook: self.node_rect(hook) for hook in self.layout.nodes}
-            self._full_bounds = self.sceneRect()
+            self.full_rects = {hook: self.node_rect(hook) for hook in self.layout.nodes}
+            self.full_bounds = self.sceneRect()
         self._texts_for = session.config
         if self._spot not in self.layout.nodes:
             self._spot = None
@@ -430,36 +366,12 @@ class DataflowScene(QGraphicsScene):
 
     # --- pointing ------------------------------------------------------------------------------
     def hit(self, point: QPointF) -> tuple | None:
-        """What a click at a scene point means: ("node", hook, token or None, channel or None),
-        ("token", index), ("head", head) or None (empty space)."""
-        for item in self.items(point):
-            while not isinstance(item, (NodeBase, TokenItem, HeadChip)) and item.parentItem() is not None:
-                item = item.parentItem()
-            if isinstance(item, StripNode):
-                cell = item.cell_at(item.mapFromScene(point))
-                return ("node", item.hook) + (cell if cell is not None else (None, None))
-            if isinstance(item, NumberNode):
-                return ("node", item.hook, None, item.channel_at(item.mapFromScene(point)))
-            if isinstance(item, TokenItem):
-                return ("token", item.index)
-            if isinstance(item, HeadChip):
-                return ("head", item.head)
-        return None
+        """What a click at a scene point means (dataflow_pointing.hit)."""
+        return hit(self, point)
 
     def tooltip_at(self, point: QPointF) -> str | None:
         """The value under a point (token, channel, every digit), or None where there is none."""
-        hit = self.hit(point)
-        if hit is None or hit[0] != "node" or hit[3] is None:
-            return None
-        _, hook, token, channel = hit
-        array = self.session.trace[hook]
-        token = self._token() if token is None else token
-        head = self._head()
-        index = (head, token, channel) if array.ndim == 3 else (token, channel)
-        text = (tr("%1 · token %2 “%3” · channel %4 = %5").replace("%1", hook).replace("%2", str(token + 1))
-                .replace("%3", self.session.tokens[token]).replace("%4", str(channel + 1))
-                .replace("%5", format_exact(array[index])))
-        return text + tr(" · head %1").replace("%1", str(head + 1)) if array.ndim == 3 else text
+        return value_tooltip(self.session, self.hit(point), self._token(), self._head())
 
     def helpEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         text = self.tooltip_at(event.scenePos())

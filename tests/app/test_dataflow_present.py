@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import QRectF
 
 from app.explorer.dataflow import DataflowView
+from app.explorer.dataflow_layout import layout_text_rooms
 from app.explorer.dataflow_style import READABLE_PX, min_text_px
 from app.widgets.appearance import appearance
 from core.formats.lesson import load_lesson
@@ -64,7 +65,7 @@ def r45_step_5(qtbot, size):
 
 def test_a_step_spread_wider_than_the_view_is_drawn_side_by_side_readable(qtbot, presenting):
     session, view = r45_step_5(qtbot, STEP_5_VIEW)
-    hooks, stacked = view.flow.compact()
+    hooks, stacked = view.flow.layout.compact
     assert hooks == frozenset(U_H_Z) and stacked
     assert view.node_order() == list(U_H_Z)                 # only these: the spotlight keys count them
     scale = view.transform().m11()
@@ -83,21 +84,21 @@ def test_a_step_spread_wider_than_the_view_is_drawn_side_by_side_readable(qtbot,
     assert not any(label for *_, label in view.edges())     # no shape labels in presentation mode
     assert_readable_and_whole(view)
     view.show_whole_block()                                 # the whole block: its own layout, scrolled
-    assert view.flow.compact() is None and view.smallest_text_px(annotations=True) >= READABLE_PX
+    assert view.flow.layout.compact is None and view.smallest_text_px(annotations=True) >= READABLE_PX
     assert_readable_and_whole(view)
 
 
 def test_a_step_that_fits_is_framed_in_the_block_with_its_sub_layers_caption(qtbot, presenting):
     session, view = make_view(qtbot, size=(1022, 262))
     session.set_highlight({"attn.hook_attn_scores", "attn.hook_pattern"})           # r45 step 8
-    assert view.flow.compact() is None
+    assert view.flow.layout.compact is None
     for hook in ("attn.hook_attn_scores", "attn.hook_pattern"):
         assert inside(view, view.node_rect(hook))
     caption, chips = view.flow.layout.bands[0][1], view.flow.layout.heads
     assert caption.isVisible() and all(chip.text.isVisible() for chip in chips)      # which head: on screen
     assert_readable_and_whole(view)
     # Nodes the view's edge cuts show their box, not cut text; scrolled in, their text comes back.
-    rooms = dict(view.flow.text_rooms())            # a text, and what of it must be on screen (a value: its cell)
+    rooms = dict(layout_text_rooms(view.flow.layout))       # what of a text must be on screen (a value: its cell)
     hidden = [(hook, item) for hook in view.node_names() for item in view.node_item(hook).text_items()
               if not item.isVisible()]
     assert hidden and not any(inside(view, rooms[item], slack=0.5) for _, item in hidden)
@@ -112,7 +113,7 @@ def test_a_column_too_tall_for_the_view_goes_side_by_side(qtbot, presenting):
     session, view = make_view(qtbot, generation("divergence"), size=UNDER_A_LAB)
     clamped = {"mlp.hook_pre_clamped", "mlp.hook_gate_clamped"}                     # generations step 13
     session.set_highlight(clamped)
-    assert view.flow.compact() == (frozenset(clamped), False)
+    assert view.flow.layout.compact == (frozenset(clamped), False)
     for hook in clamped:
         assert inside(view, view.node_rect(hook))
     assert_readable_and_whole(view)
@@ -120,9 +121,9 @@ def test_a_column_too_tall_for_the_view_goes_side_by_side(qtbot, presenting):
 
 def test_leaving_presentation_mode_gives_the_explorers_diagram_back(qtbot, presenting):
     session, view = r45_step_5(qtbot, STEP_5_VIEW)
-    assert view.flow.compact() is not None
+    assert view.flow.layout.compact is not None
     presenting.set_presenting(False)
-    assert view.flow.compact() is None and not view.flow.layout.gaps
+    assert view.flow.layout.compact is None and not view.flow.layout.gaps
     assert set(view.node_names()) > set(U_H_Z)
     assert any(label for *_, label in view.edges())         # the shapes are back on the edges
     assert all(item.isVisible() for _, item, _ in view.flow.text_boxes())
@@ -162,7 +163,7 @@ def test_r45_step_5_on_a_1024x768_projector(blocklab_open, language):
     window.resize(1024, 768)
     window.lessons.go(load_lesson(R45).step_index("relu-residual"))
     view = window.dataflow
-    settle(lambda: view.flow.compact() is not None)
+    settle(lambda: view.flow.layout.compact is not None)
     scale = view.transform().m11()
     for hook in U_H_Z:
         assert inside(view, view.node_rect(hook)), hook
