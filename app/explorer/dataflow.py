@@ -218,7 +218,8 @@ class DataflowView(QGraphicsView):
     def _zoom(self, factor: float) -> None:
         current = self.transform().m11()
         fit = self._fit_scale()
-        target = max(fit * 0.5, min(current * factor, max(fit, 0.01) * 8))
+        least = self.min_scale() if appearance().presenting else fit * 0.5     # (the back row reads 16 px)
+        target = max(least, min(current * factor, max(fit, 0.01) * 8))
         if current > 0:
             self.scale(target / current, target / current)
         self._user_zoomed = True

@@ -4,14 +4,14 @@ nodes at most MAX_FRAME_GAIN past the whole block's fit), never below the view's
 (the view scrolls instead; what does not fit starts at its top left, where the reader starts).
 
 Presentation mode (appearance().presenting) is for the back row: every text is at least
-READABLE_PX (16 px) on screen. A lesson step's nodes are shown whole:
-framed in the block's own layout (with the caption of their sub-layer where it costs them
-little), or — where that layout cannot show them at READABLE_PX, or where side by side they are
-COMPACT_GAIN times larger — in the compact layout: only they, side by side in reading order, a
-"…" for each run of nodes left out (dataflow_plan.compact). The choice is made from the sizes of
-the nodes in the block's layout (the scene keeps them), without building the compact layout to
-try it. The view has no scroll bars (a drag still moves it), and a text its edge would cut is
-hidden: a node partly shown says there is more that way.
+READABLE_PX (16 px) on screen. A lesson step's nodes are shown whole: framed in the block's own
+layout (with the caption of their sub-layer where it costs them little), or — where that layout
+cannot show them at READABLE_PX, or where side by side they are COMPACT_GAIN times larger — in
+the compact layout: only they, side by side in reading order, a "…" for each run of nodes left
+out (dataflow_plan.compact). The choice is made from the sizes of the nodes in the block's
+layout (the scene keeps them), without building the compact layout to try it. The view has no
+scroll bars (a drag still moves it), and a text its edge would cut is hidden: a node partly
+shown says there is more that way.
 """
 from __future__ import annotations
 
@@ -79,6 +79,7 @@ class Framer:
             scale = min(scale, max(fit_all, view.min_scale()) * MAX_FRAME_GAIN)
         scale = max(min(scale, MAX_SCALE), view.min_scale())
         view.setTransform(QTransform.fromScale(scale, scale))
+        # what does not fit starts where the reader starts: at its top left along an axis that does not fit
         shown_w, shown_h = width / scale, height / scale
         x = target.center().x() if target.width() <= shown_w else target.left() + shown_w / 2
         y = target.center().y() if target.height() <= shown_h else target.top() + shown_h / 2

@@ -86,6 +86,10 @@ def test_a_step_spread_wider_than_the_view_is_drawn_side_by_side_readable(qtbot,
     view.show_whole_block()                                 # the whole block: its own layout, scrolled
     assert view.flow.layout.compact is None and view.smallest_text_px(annotations=True) >= READABLE_PX
     assert_readable_and_whole(view)
+    for _ in range(5):
+        view.zoom_out()                                     # the wheel does not go below 16 px either
+    assert view.smallest_text_px(annotations=True) >= READABLE_PX - 0.01
+    assert_readable_and_whole(view)
 
 
 def test_a_step_that_fits_is_framed_in_the_block_with_its_sub_layers_caption(qtbot, presenting):
