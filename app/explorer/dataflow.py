@@ -13,6 +13,11 @@ The view fills the space it is given: Fit enlarges as well as shrinks, a lesson 
 highlights nodes frames them, and text never goes below min_text_px(interface zoom) on screen
 (10 px at 100 %, 16 px at 150 %: the view scrolls instead of shrinking further).
 
+Presentation mode is for the back row: every text at least 16 px on screen, no shape labels on
+the edges (the inspector has the shapes), a step's nodes framed whole — in the block's layout, or
+side by side with a "…" for each run of nodes left out —, no scroll bars, and no text cut by the
+view's edge. Where the view looks, and how large: dataflow_frame.
+
 Public API for other panels (presentation mode, the File menu):
 - `fit_to_window()` (the whole block, or the nodes a lesson step highlights), `show_whole_block()`,
   `frame(hooks)`, `zoom_in()`, `zoom_out()`.
@@ -28,21 +33,22 @@ Public API for other panels (presentation mode, the File menu):
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt
-from PySide6.QtGui import QPainter, QTransform
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsView, QMenu, QWidget
 
 from app.explorer.dataflow_export import export_scene
 from app.explorer.dataflow_items import NodeBase
 from app.explorer.dataflow_menu import context_menu
+from app.explorer.dataflow_frame import Framer
 from app.explorer.dataflow_scene import DataflowScene
-from app.explorer.dataflow_style import STRIP_DECIMALS, min_text_px  # noqa: F401  (tests import STRIP_DECIMALS here)
+from app.explorer.dataflow_style import (READABLE_PX, STRIP_DECIMALS,  # noqa: F401  (tests import it here)
+                                         min_text_px)
 from app.session import Change, Session
 from app.widgets.appearance import appearance
 
-MAX_SCALE = 4.0              # Fit enlarges up to this (numbers 64 px at zoom 1)
-MAX_FRAME_GAIN = 2.0         # framing a few nodes zooms at most this much past the whole block
 ANNOTATIONS = ("label",)     # shape labels on edges: smaller than the values they annotate
 
 
@@ -64,10 +70,13 @@ class DataflowView(QGraphicsView):
         self.setMinimumSize(320, 200)
         self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
         self._user_zoomed = False
+        self._busy = False                              # framing now (see _framing_now)
         self._framing: frozenset[str] | None = None     # None: the whole block
         self._click_spotlight = False
         session.changed.connect(self._on_changed)
         appearance().changed.connect(self._on_appearance)
+        self.framer = Framer(self)
+        self.framer.sync_scroll_bars()
         if session.highlight.hooks:
             self._framing = frozenset(session.highlight.hooks)
         self._on_trace_changed()
@@ -157,15 +166,18 @@ class DataflowView(QGraphicsView):
 
     def frame(self, hooks) -> None:
         """Show these nodes as large as the viewport allows (at most MAX_FRAME_GAIN × the whole
-        block's fit); none: the whole block."""
+        block's fit); none: the whole block. In presentation mode, nodes spread wider than the view
+        can show them readable are drawn side by side (the compact layout; dataflow_frame)."""
         self._user_zoomed = False
-        hooks = frozenset(h for h in hooks if h in self.flow.layout.nodes)
+        hooks = frozenset(h for h in hooks if h in self.session.trace)
         self._framing = hooks or None
         self._apply_framing()
 
     def min_scale(self) -> float:
-        """The smallest scale Fit uses: numbers at min_text_px(the interface zoom) on screen."""
-        return min_text_px(appearance().zoom) / self.flow.geometry.number.pixelSize()
+        """The smallest scale Fit uses: numbers at min_text_px(the interface zoom) on screen, and
+        in presentation mode at READABLE_PX (16 px: every text of the diagram is at least that)."""
+        floor = READABLE_PX if appearance().presenting else min_text_px(appearance().zoom)
+        return floor / self.flow.geometry.number.pixelSize()
 
     def readable_size(self, px: float = 16.0) -> QSize:
         """The viewport size at which the whole block fits with its numbers `px` tall on screen."""
@@ -182,49 +194,36 @@ class DataflowView(QGraphicsView):
                  if item.isVisible() and item.text() and (annotations or kind not in ANNOTATIONS)]
         return min(sizes) if sizes else 0.0
 
-    def _apply_framing(self) -> None:
-        scene = self.flow.sceneRect()
-        viewport = self.contentsRect()        # the viewport without scroll bars: Fit needs none
-        if scene.isEmpty() or viewport.width() < 10 or viewport.height() < 10:
-            return
-        width, height = viewport.width() - 2, viewport.height() - 2
-        fit_all = min(width / scene.width(), height / scene.height())
-        target = self._frame_rect()
-        scale = min(width / target.width(), height / target.height())
-        if self._framing is not None:
-            scale = min(scale, max(fit_all, self.min_scale()) * MAX_FRAME_GAIN)
-        scale = max(min(scale, MAX_SCALE), self.min_scale())
-        self.setTransform(QTransform.fromScale(scale, scale))
-        if self._framing is None and (scene.width() * scale > width or scene.height() * scale > height):
-            # Too big to show whole at a readable size: start where the reader starts, at the
-            # top left (along an axis that does not fit; centred along one that does).
-            self.centerOn(scene.center())
-            for bar, fits in ((self.horizontalScrollBar(), scene.width() * scale <= width),
-                              (self.verticalScrollBar(), scene.height() * scale <= height)):
-                if not fits:
-                    bar.setValue(bar.minimum())
-        else:
-            self.centerOn(target.center())
+    @contextmanager
+    def _framing_now(self):
+        """While framing: a resize that framing causes (the scene rect, the scroll bars) must not
+        frame again from inside (a new layout would delete the items being placed)."""
+        before, self._busy = self._busy, True
+        try:
+            yield
+        finally:
+            self._busy = before
 
-    def _frame_rect(self) -> QRectF:
-        scene = self.flow.sceneRect()
-        if self._framing is None:
-            return scene
-        rect = QRectF()
-        for hook in self._framing & set(self.flow.node_names()):
-            rect = rect.united(self.flow.node_rect(hook))
-        if rect.isEmpty():
-            return scene
-        margin = self.flow.geometry.col_gap
-        return rect.adjusted(-margin, -margin, margin, margin).intersected(scene)
+    def _apply_framing(self) -> None:
+        if self._busy:
+            return
+        with self._framing_now():
+            self.framer.frame(self._framing)
+        self._hide_cut_texts()
+
+    def _hide_cut_texts(self) -> None:
+        if not self._busy:                    # (framing ends with it)
+            self.framer.hide_cut_texts()
 
     def _zoom(self, factor: float) -> None:
         current = self.transform().m11()
         fit = self._fit_scale()
-        target = max(fit * 0.5, min(current * factor, max(fit, 0.01) * 8))
+        least = self.min_scale() if appearance().presenting else fit * 0.5     # (the back row reads 16 px)
+        target = max(least, min(current * factor, max(fit, 0.01) * 8))
         if current > 0:
             self.scale(target / current, target / current)
         self._user_zoomed = True
+        self._hide_cut_texts()
 
     def _fit_scale(self) -> float:
         rect, viewport = self.flow.sceneRect(), self.viewport().rect()
@@ -236,7 +235,8 @@ class DataflowView(QGraphicsView):
     def export_image(self, path) -> bool:
         """Write the whole diagram, as shown, to a .png (2× resolution) or .svg file; False if the
         file cannot be written. Raises ValueError for another suffix."""
-        return export_scene(self.flow, path, self.flow.palette.background, self.tr("Block diagram"))
+        with self.framer.every_text():       # the whole drawing, whatever the view's edge cuts
+            return export_scene(self.flow, path, self.flow.palette.background, self.tr("Block diagram"))
 
     # --- the context menu (dataflow_menu) -----------------------------------------------------
     def context_menu(self) -> QMenu:
@@ -256,12 +256,17 @@ class DataflowView(QGraphicsView):
     def _on_changed(self, change: Change) -> None:
         if change & Change.LOADED:
             self.flow.forget_limits()         # a new scenario: limits from its trace
+        if change & Change.HIGHLIGHT and change & Change.TRACE:
+            # a new layout is framed (and compacted) for the new step's nodes, not the last step's
+            self._framing = frozenset(h for h in self.session.highlight.hooks if h in self.session.trace) or None
         if change & Change.TRACE:
             self._on_trace_changed()
         elif change & Change.SELECTION:
             self.flow.sync_selection()
         if change & Change.HIGHLIGHT:
             self._on_highlight(frame=True)
+        elif appearance().presenting:
+            self._hide_cut_texts()            # values, tokens and titles change their width
 
     def _on_trace_changed(self) -> None:
         if self.flow.sync_trace():            # laid out anew: shown whole (or the highlighted nodes)
@@ -275,12 +280,17 @@ class DataflowView(QGraphicsView):
             self.frame(highlight.hooks)       # none: the whole block
 
     def _on_appearance(self) -> None:
-        if self.flow.sync_trace():
+        rebuilt = self.flow.sync_trace()      # (entering or leaving presentation mode: always)
+        with self._framing_now():
+            self.framer.sync_scroll_bars()   # (may resize the viewport: framed once, below)
+        if rebuilt:
             self._refit()
 
     def _refit(self) -> None:
         if not self._user_zoomed:
             self._apply_framing()
+        else:
+            self._hide_cut_texts()
 
     # --- interaction -------------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:  # noqa: N802
@@ -343,6 +353,10 @@ class DataflowView(QGraphicsView):
         super().resizeEvent(event)
         self._refit()
 
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802
+        super().scrollContentsBy(dx, dy)
+        self._hide_cut_texts()
+
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
         self._refit()
@@ -363,3 +377,4 @@ class DataflowView(QGraphicsView):
                 self.centerOn(centre)
             else:
                 self._apply_framing()
+        self._hide_cut_texts()

@@ -7,7 +7,7 @@ heatmap. Items are built once per layout and then updated in place.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsRectItem,
                                QGraphicsSimpleTextItem)
@@ -308,6 +308,28 @@ class TokenItem(Rounded):
             which.setBold(selected)
             self.text.setFont(which)
             place_text(self.text, self.rect())
+
+
+class GapMarker(Rounded):
+    """A "…" in the compact layout of presentation mode: the nodes left out between (or before,
+    after) the ones a lesson step is about; its tooltip names them."""
+
+    def __init__(self, name: str, hooks: list[str], tooltip: str, geometry: Geometry, palette: Palette):
+        z = geometry.zoom
+        super().__init__(QRectF(QPointF(0, 0), self.size(geometry)), radius=4.0 * z)
+        self.name, self.hooks = name, list(hooks)            # the hooks it stands for
+        self.setBrush(palette.background)
+        self.setPen(QPen(palette.node_border, 1.2 * z, Qt.DashLine))
+        self.setZValue(2)
+        self.setToolTip(plain_tooltip(tooltip))
+        self.text = centered_text(self, "…", geometry.header, self.rect(), palette.muted)
+
+    @staticmethod
+    def size(geometry: Geometry) -> QSizeF:
+        return QSizeF(geometry.text_w("…", geometry.header) + 14 * geometry.zoom, geometry.cell_h + 2 * geometry.pad)
+
+    def port_y(self) -> float:
+        return self.pos().y() + self.rect().center().y()
 
 
 class HeadChip(Rounded):

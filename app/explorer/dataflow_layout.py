@@ -12,8 +12,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSimpleTextItem
 
-from app.explorer.dataflow_items import EdgeItem, HeadChip, NodeBase, NumberNode, Rounded, TokenItem
-from app.explorer.dataflow_plan import Q, X, EdgeSpec, plan, reading_order
+from app.explorer.dataflow_items import EdgeItem, GapMarker, HeadChip, NodeBase, NumberNode, Rounded, TokenItem
+from app.explorer.dataflow_plan import Q, X, EdgeSpec, compact, plan, reading_order
 from app.explorer.dataflow_route import below_lanes, route_edge
 from app.explorer.dataflow_strip import StripNode
 from app.explorer.dataflow_style import NUMBERS_MAX, Geometry, Palette, tr
@@ -36,6 +36,9 @@ class LayoutSpec:
     strips: set[str]                    # the hooks drawn as heatmaps
     geometry: Geometry
     palette: Palette
+    labels: bool = True                 # shape labels on the edges (not in presentation mode)
+    compact: frozenset | None = None    # only these hooks, side by side, "…" for the rest (presentation)
+    stacked: bool = True                # the compact layout keeps a column's hooks stacked
 
 
 @dataclass
@@ -50,6 +53,8 @@ class Layout:
     token_link: QGraphicsPathItem | None = None
     token_count: int = 0
     lanes: dict[tuple[str, str], float] = field(default_factory=dict)    # edges routed under their row
+    gaps: dict[str, GapMarker] = field(default_factory=dict)             # the compact layout's "…" markers
+    compact: tuple[frozenset, bool] | None = None                        # its hooks and stacking, or None
 
 
 def _node(hook: str, spec: LayoutSpec) -> NodeBase:
@@ -80,15 +85,22 @@ def token_window(count: int, selected: int) -> int:
 def build(scene: QGraphicsScene, spec: LayoutSpec, selected_token: int) -> Layout:
     g, palette, trace, tokens = spec.geometry, spec.palette, spec.trace, spec.tokens
     z = g.zoom
-    layout = Layout()
+    layout = Layout(compact=None if spec.compact is None else (spec.compact, spec.stacked))
     rows, edge_specs = plan(spec.config, trace)
-    layout.order = reading_order(rows)
-    nodes = {hook: _node(hook, spec) for hook in layout.order}
+    left_out: dict[str, list[str]] = {}          # the compact layout's markers and the hooks they stand for
+    if spec.compact is not None:
+        rows, edge_specs, left_out = compact(rows, edge_specs, spec.compact, spec.stacked)
+    layout.order = [hook for hook in reading_order(rows) if hook not in left_out]
+    layout.gaps = {name: GapMarker(name, hidden, gap_tooltip([spec.titles[hook] for hook in hidden]), g, palette)
+                   for name, hidden in left_out.items()}
+    nodes: dict[str, NodeBase | GapMarker] = {hook: _node(hook, spec) for hook in layout.order}
+    nodes.update(layout.gaps)
     column_of = {hook: (r, c) for r, row in enumerate(rows) for c, column in enumerate(row.columns) for hook in column}
 
+    listed = X in nodes                 # the token list sits beside the input node
     token_w = min(140 * z, max([52 * z] + [g.text_w(t, g.token) + 18 * z for t in tokens]))
     token_w = max(token_w, g.text_w(token_caption(len(tokens), len(tokens) - TOKEN_ROWS), g.header) + 4 * z)
-    left = 6 * z + token_w + 20 * z
+    left = 6 * z + (token_w + 20 * z if listed else 0)
 
     row_of: dict[str, int] = {}
     vertical = {(e.source, e.target) for e in edge_specs if e.kind == "vertical"}
@@ -108,7 +120,7 @@ def build(scene: QGraphicsScene, spec: LayoutSpec, selected_token: int) -> Layou
         # Each gap fits the shape labels of the edges that cross it.
         gaps = [g.col_gap] * len(row.columns)
         for e in edge_specs:
-            if e.kind == "flow" and _labelled(e, nodes) and column_of[e.source][0] == r:
+            if e.kind == "flow" and _labelled(e, nodes, spec) and column_of[e.source][0] == r:
                 c = column_of[e.source][1]
                 gaps[c] = max(gaps[c], g.label_size(shape_text(trace[e.source].shape))[0] + 5 * z)
         x = left
@@ -135,28 +147,38 @@ def build(scene: QGraphicsScene, spec: LayoutSpec, selected_token: int) -> Layou
                             for e in below for lane in (lanes[(e.source, e.target)],)])
         row_bounds[-1] = (row_bounds[-1][0], bottom)
         y = bottom + g.band_pad + g.lane + 6 * z + g.band_header + 4 * z     # band, wrap lane, next caption
-    layout.nodes = {hook: nodes[hook] for hook in trace if hook in nodes}
+    layout.nodes = {hook: nodes[hook] for hook in trace if hook in nodes and hook not in left_out}
 
     _bands(scene, layout, rows, nodes, row_bounds, trace, g, palette)
     for e in edge_specs:
-        label = shape_text(trace[e.source].shape) if _labelled(e, nodes) else None
+        label = shape_text(trace[e.source].shape) if _labelled(e, nodes, spec) else None
         edge = route_edge(e, label, nodes, row_of, row_bounds, rows, layout.lanes, g, palette)
         scene.addItem(edge)
         layout.edges.append(edge)
-    _tokens(scene, layout, nodes[X], tokens, token_w, selected_token, g, palette)
-    # What is drawn (a hidden lesson glow does not widen the block; shown, it may reach the margin).
+    if listed:
+        _tokens(scene, layout, nodes[X], tokens, token_w, selected_token, g, palette)
+    # What is drawn (a hidden lesson glow does not widen the block; shown, it may reach the margin;
+    # the compact layout's nodes are all about the lesson step: their glows are in).
     drawn = QRectF()
     for item in scene.items():
         if item.isVisible():
             drawn = drawn.united(item.sceneBoundingRect())
+    if spec.compact is not None:
+        for node in layout.nodes.values():
+            drawn = drawn.united(node.glow.sceneBoundingRect())
     scene.setSceneRect(drawn.adjusted(-3 * z, -3 * z, 3 * z, 3 * z))
     return layout
 
 
-def _labelled(edge: EdgeSpec, nodes: dict[str, NodeBase]) -> bool:
+def _labelled(edge: EdgeSpec, nodes: dict[str, NodeBase], spec: LayoutSpec) -> bool:
     """Edges carry their tensor's shape, except fan-outs (once is enough) and edges out of a heatmap
-    (its node prints its shape)."""
-    return edge.labelled and isinstance(nodes.get(edge.source), NumberNode)
+    (its node prints its shape); none in presentation mode (the inspector has every shape)."""
+    return spec.labels and edge.labelled and isinstance(nodes.get(edge.source), NumberNode)
+
+
+def gap_tooltip(titles: list[str]) -> str:
+    """What a "…" marker leaves out: its nodes' titles (a title's lines joined)."""
+    return tr("Left out here: %1").replace("%1", ", ".join(" ".join(title.split()) for title in titles))
 
 
 def _bands(scene, layout: Layout, rows, nodes, row_bounds, trace, g: Geometry, palette: Palette) -> None:
@@ -250,6 +272,19 @@ def layout_text_boxes(layout: Layout, scene_rect: QRectF) -> list[tuple[str, QGr
     boxes += [("head", c.text, c.mapRectToScene(c.rect())) for c in layout.heads]
     boxes += [("band", caption, band.mapRectToScene(band.rect())) for band, caption, _ in layout.bands]
     boxes += [("label", e.label, e.label_rect()) for e in layout.edges if e.label is not None]
+    boxes += [("gap", gap.text, gap.mapRectToScene(gap.rect())) for gap in layout.gaps.values()]
     if layout.token_header is not None:
         boxes.append(("band", layout.token_header, scene_rect))
     return boxes
+
+
+def layout_text_rooms(layout: Layout) -> list[tuple[QGraphicsSimpleTextItem, QRectF]]:
+    """Every text of a layout and the scene rect that must be on screen for it to show whole: a
+    value its cell (the value changes in place), any other text its glyphs."""
+    rooms = []
+    for kind, item, _ in layout_text_boxes(layout, QRectF()):
+        room = item.mapRectToScene(item.boundingRect())
+        if kind == "number":
+            room = room.united(item.parentItem().mapRectToScene(item.parentItem().rect()))
+        rooms.append((item, room))
+    return rooms

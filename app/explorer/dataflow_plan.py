@@ -173,3 +173,79 @@ def reading_order(rows: list[RowSpec]) -> list[str]:
     """The nodes as a reader meets them: row by row, column by column, top to bottom. Spotlight
     numbers count in this order (1 = the first)."""
     return [hook for row in rows for column in row.columns for hook in column]
+
+
+# --- the compact plan of presentation mode ---------------------------------------------------------
+GAP = "gap:"                  # the name of a "…" marker stands for the hooks it leaves out: gap:<n>
+
+
+def compact(rows: list[RowSpec], edges: list[EdgeSpec], focus: Iterable[str], stacked: bool = True
+            ) -> tuple[list[RowSpec], list[EdgeSpec], dict[str, list[str]]]:
+    """The focused hooks side by side in one row, in reading order, each run of columns without
+    one (before, between and after them) replaced by one "…" marker. A column keeps its focused
+    hooks stacked (`stacked`), or puts them side by side, the first of a pair of joined ones
+    first; the others of a partly focused column are left out.
+
+    Edges: the plan's edges between neighbouring groups (vertical within a stacked column; flow
+    between neighbouring columns; under the row where it passes a node), and through each marker
+    the edges that lead into and out of the hooks it stands for (or jump over it). Returns the
+    row, the edges and, per marker name, the hooks it stands for."""
+    focus = set(focus)
+    groups: list[list[str]] = []           # the focused hooks of a column, or one marker
+    gaps: dict[str, list[str]] = {}
+    skipped: list[str] = []
+
+    def close_gap() -> None:
+        if skipped:
+            name = f"{GAP}{len(gaps)}"
+            gaps[name] = list(skipped)
+            groups.append([name])
+            skipped.clear()
+
+    for row in rows:
+        for column in row.columns:
+            kept = [hook for hook in column if hook in focus]
+            if kept:
+                close_gap()
+                groups.append(kept if stacked else _sources_first(kept, edges))
+            else:
+                skipped.extend(column)
+    close_gap()
+    columns = groups if stacked else [[hook] for group in groups for hook in group]
+    group_of = {hook: g for g, group in enumerate(groups) for hook in group}
+    column_of = {hook: c for c, column in enumerate(columns) for hook in column}
+
+    def joined(source: str, target: str) -> EdgeSpec | None:
+        step = column_of[target] - column_of[source]
+        if step == 0:
+            return EdgeSpec(source, target, "vertical")
+        return EdgeSpec(source, target, "flow" if step == 1 else "below") if step > 0 else None
+
+    result: list[EdgeSpec] = []
+    for edge in edges:
+        if edge.source in group_of and edge.target in group_of \
+                and group_of[edge.target] - group_of[edge.source] in (0, 1):
+            result += [e for e in (joined(edge.source, edge.target),) if e is not None]
+    for name, hidden in gaps.items():
+        g, inside = group_of[name], set(hidden)
+        before = {hook for hook in group_of if group_of[hook] < g and hook not in gaps}
+        after = {hook for hook in group_of if group_of[hook] > g and hook not in gaps}
+        sources = {e.source for e in edges if e.source in before and (e.target in inside or e.target in after)}
+        targets = {e.target for e in edges if e.target in after and (e.source in inside or e.source in before)}
+        if g > 0:
+            result += [joined(hook, name) for hook in groups[g - 1] if hook in sources]
+        if g + 1 < len(groups):
+            result += [joined(name, hook) for hook in groups[g + 1] if hook in targets]
+    return [RowSpec("compact", columns)], result, gaps
+
+
+def _sources_first(hooks: list[str], edges: list[EdgeSpec]) -> list[str]:
+    """Hooks of one column in an order in which an edge between two of them points right."""
+    ordered: list[str] = []
+    waiting = list(hooks)
+    while waiting:
+        ready = next(hook for hook in waiting
+                     if not any(e.target == hook and e.source in waiting for e in edges) or hook == waiting[-1])
+        ordered.append(ready)
+        waiting.remove(ready)
+    return ordered

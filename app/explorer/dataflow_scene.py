@@ -16,10 +16,11 @@ from PySide6.QtCore import QObject, QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem, QToolTip
 
 from app.explorer import finite_marks
-from app.explorer.dataflow_items import EdgeItem, HeadChip, NodeBase, NumberNode, TokenItem
-from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, layout_text_boxes, shape_text,
-                                          token_caption, token_link_path, token_window)
+from app.explorer.dataflow_items import EdgeItem, NodeBase, NumberNode
+from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, gap_tooltip, layout_text_boxes,
+                                          shape_text, token_caption, token_link_path, token_window)
 from app.explorer.dataflow_plan import Q
+from app.explorer.dataflow_pointing import hit, value_tooltip
 from app.explorer.dataflow_strip import StripNode
 from app.explorer.dataflow_style import (DIMMED, FORCED_NUMBERS_MAX, NUMBERS_MAX, Geometry, Palette, place_text,
                                          tr)
@@ -27,7 +28,7 @@ from app.explorer.dataflow_titles import titles
 from app.session import Session
 from app.widgets import style
 from app.widgets.appearance import appearance
-from core.numbers import format_exact
+from app.widgets.inert import plain_tooltip
 
 MODES = ("auto", "numbers", "strips")
 
@@ -50,7 +51,10 @@ class DataflowScene(QGraphicsScene):
         self.mode = "auto"
         self.layout = Layout()
         self._structure: object = None          # what the trace's layout depends on
-        self._look: object = None               # heatmap nodes, zoom, theme
+        self._look: object = None               # heatmap nodes, zoom, theme, presentation mode
+        self._compact: tuple[frozenset, bool] | None = None     # the compact layout wanted (set_compact)
+        self.full_rects: dict[str, QRectF] = {}     # each node's place in the block's layout, and that
+        self.full_bounds = QRectF()                 # layout's scene rect (kept while the compact one is shown)
         self._texts_for: object = None          # the config the titles were written for
         self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
         self._drawn: dict[str, tuple] = {}      # hook → (array, token, head, limit) last drawn
@@ -135,6 +139,12 @@ class DataflowScene(QGraphicsScene):
     def forget_limits(self) -> None:
         self._limits.clear()
 
+    def set_compact(self, hooks, stacked: bool = True) -> bool:
+        """Presentation mode's compact layout of these hooks (dataflow_plan.compact; its state is
+        layout.compact), or the block's (None); True if laid out anew. See _relayout."""
+        self._compact = (frozenset(hooks), bool(stacked)) if hooks else None
+        return self.sync_trace()
+
     # --- bringing the drawing up to date -----------------------------------------------------
     def _strips(self) -> frozenset[str]:
         """The hooks drawn as heatmaps: automatically those wider than NUMBERS_MAX channels, and
@@ -153,7 +163,7 @@ class DataflowScene(QGraphicsScene):
         structure = (tuple((hook, array.shape) for hook, array in session.trace.items()), config.residual,
                      config.has_norm and config.norm_placement, session.tokens)
         look = appearance()
-        return structure, (self._strips(), look.zoom, look.effective_theme)
+        return structure, (self._strips(), look.zoom, look.effective_theme, look.presenting)
 
     def sync_trace(self) -> bool:
         """Bring the drawing to the session's trace; True if it was laid out anew."""
@@ -163,10 +173,13 @@ class DataflowScene(QGraphicsScene):
             if self._structure is not None and structure != self._structure:
                 self._limits.clear()          # a new block: limits from this trace
             self._structure, self._look = structure, look
+            self._relayout()
+            rebuilt = True
+        elif self._compact != self.layout.compact:
             self.rebuild()
             rebuilt = True
         elif self._texts_for != self.session.config and not self._update_texts():
-            self.rebuild()                    # a title no longer fits its node
+            self._relayout()                  # a title no longer fits its node
             rebuilt = True
         self._refresh_values(check_limits=True)
         if rebuilt or self._selection_key() != self._selected:
@@ -180,7 +193,7 @@ class DataflowScene(QGraphicsScene):
     def retranslate(self) -> bool:
         """Titles and captions in the current language, in place; True if it needed a new layout."""
         if not self._update_texts():
-            self.rebuild()
+            self._relayout()
             self._refresh_values()
             self._refresh_selection()
             return True
@@ -194,17 +207,27 @@ class DataflowScene(QGraphicsScene):
         self._refresh_token_list()
         return False
 
+    def _relayout(self) -> None:
+        """The block laid out anew; the view decides again whether to compact it (its sizes changed)."""
+        self._compact = None
+        self.rebuild()
+
     def rebuild(self) -> None:
+        self.layout = Layout()                # nothing to reach while the items go and come
         self.clear()
         self._drawn = {}
         look = appearance()
         self.geometry, self.palette = Geometry.at(look.zoom), Palette.of(look)
         self.setBackgroundBrush(self.palette.background)
         session = self.session
+        hooks, stacked = self._compact or (None, True)
         spec = LayoutSpec(session.config, session.trace, session.tokens, titles(session.config, session.trace),
                           self._tooltip, set(self._look[0]) if self._look else set(self._strips()),
-                          self.geometry, self.palette)
+                          self.geometry, self.palette, labels=not look.presenting, compact=hooks, stacked=stacked)
         self.layout = build(self, spec, self._token())
+        if self._compact is None:
+            self.full_rects = {hook: self.node_rect(hook) for hook in self.layout.nodes}
+            self.full_bounds = self.sceneRect()
         self._texts_for = session.config
         if self._spot not in self.layout.nodes:
             self._spot = None
@@ -224,6 +247,8 @@ class DataflowScene(QGraphicsScene):
         for edge in self.layout.edges:
             if edge.label is not None:
                 edge.set_label(shape_text(trace[edge.spec.source].shape))
+        for gap in self.layout.gaps.values():
+            gap.setToolTip(plain_tooltip(gap_tooltip([names[hook] for hook in gap.hooks])))
         self._texts_for = self.session.config
         return True
 
@@ -341,36 +366,12 @@ class DataflowScene(QGraphicsScene):
 
     # --- pointing ------------------------------------------------------------------------------
     def hit(self, point: QPointF) -> tuple | None:
-        """What a click at a scene point means: ("node", hook, token or None, channel or None),
-        ("token", index), ("head", head) or None (empty space)."""
-        for item in self.items(point):
-            while not isinstance(item, (NodeBase, TokenItem, HeadChip)) and item.parentItem() is not None:
-                item = item.parentItem()
-            if isinstance(item, StripNode):
-                cell = item.cell_at(item.mapFromScene(point))
-                return ("node", item.hook) + (cell if cell is not None else (None, None))
-            if isinstance(item, NumberNode):
-                return ("node", item.hook, None, item.channel_at(item.mapFromScene(point)))
-            if isinstance(item, TokenItem):
-                return ("token", item.index)
-            if isinstance(item, HeadChip):
-                return ("head", item.head)
-        return None
+        """What a click at a scene point means (dataflow_pointing.hit)."""
+        return hit(self, point)
 
     def tooltip_at(self, point: QPointF) -> str | None:
         """The value under a point (token, channel, every digit), or None where there is none."""
-        hit = self.hit(point)
-        if hit is None or hit[0] != "node" or hit[3] is None:
-            return None
-        _, hook, token, channel = hit
-        array = self.session.trace[hook]
-        token = self._token() if token is None else token
-        head = self._head()
-        index = (head, token, channel) if array.ndim == 3 else (token, channel)
-        text = (tr("%1 · token %2 “%3” · channel %4 = %5").replace("%1", hook).replace("%2", str(token + 1))
-                .replace("%3", self.session.tokens[token]).replace("%4", str(channel + 1))
-                .replace("%5", format_exact(array[index])))
-        return text + tr(" · head %1").replace("%1", str(head + 1)) if array.ndim == 3 else text
+        return value_tooltip(self.session, self.hit(point), self._token(), self._head())
 
     def helpEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         text = self.tooltip_at(event.scenePos())

@@ -25,12 +25,6 @@ pytestmark = pytest.mark.window
 
 VIEW_AREAS = {
     # What remains (walk of 2026-12-01, branch readable), so whoever takes an area knows its causes:
-    "diagram": "~2,090 findings. (1) ~1,770 texts under 16 px: in presentation mode the diagram still "
-               "fits the whole block with numbers at min_text_px(zoom) = 10 px at 100 % (edge shape labels, "
-               "titles, tokens, band headers at 7.5-15 px on screen; at 150 % 12 px labels); min_scale() "
-               "follows appearance().zoom, not the presenting scale. (2) ~320 texts cut off by the view's "
-               "edge (partly scrolled nodes, band titles such as 'FFN sub-layer'). Needs a presentation "
-               "layout in which the diagram gets readable_size(16) or frames only the step's nodes whole",
     "panels": "35 findings, all at r45 steps 2-9: (1) inspectorTable/weightTable (NumberTable) show a "
               "partly visible last column when the columns overflow (1024 px: 4-6 columns of 79-91 px in "
               "~290 px; 1920 px 150 %: weightTable); (2) inspectorExplanation (QPlainTextEdit) scrolls: "
