@@ -170,6 +170,7 @@ class NumberTable(QTableView):
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerItem)
         self._texts: tuple[str, ...] = ("−0.000000",)
         self._cell_width = self._cell_height = 8         # what a cell needs: set by fit_columns, restyle
+        self.grows_by_stretch = False                    # see sizeHint
         self._filling = False
         self._overflows = False
         self._header_width = self._header_height = 0     # measured by fit_height
@@ -295,13 +296,14 @@ class NumberTable(QTableView):
         columns = model.columnCount() if model is not None else 0
         return self._header_width + columns * self._cell_width + 2 * self.frameWidth()
 
-    def content_height(self, rows: int | None = None) -> int:
+    def content_height(self, rows: int | None = None, width: int | None = None) -> int:
         """The height that shows `rows` rows (all by default) with the header, the frame and, if the
-        columns do not fit the width, the horizontal scrollbar."""
+        columns do not fit the width (the table's own, or `width`), the horizontal scrollbar."""
         model = self.model()
         if rows is None:
             rows = model.rowCount() if model is not None else 0
-        scrollbar = self.horizontalScrollBar().sizeHint().height() if self._overflows else 0
+        overflows = self._overflows if width is None else self.content_width() > width
+        scrollbar = self.horizontalScrollBar().sizeHint().height() if overflows else 0
         return self._header_height + rows * self.row_height() + 2 * self.frameWidth() + scrollbar
 
     def fit_height(self, measure: bool = True) -> None:
@@ -317,7 +319,13 @@ class NumberTable(QTableView):
         self.updateGeometry()
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(min(self.content_width(), 640), self.content_height())
+        """As wide as its columns (up to 640 px); as tall as all its rows, or with `grows_by_stretch`
+        as its least (two rows): its layout then gives it the rest of its rows by stretch, up to
+        its maximum height (all of them), and a panel short of height scrolls the table's rows
+        rather than cut the widgets under it (a panel's height for its width, which Qt takes as
+        its minimum in a column, counts the table at its size hint)."""
+        rows = self.minimumSizeHint().height() if self.grows_by_stretch else self.content_height()
+        return QSize(min(self.content_width(), 640), rows)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         """Room for one whole column (and the vertical scroll bar) and two rows."""
