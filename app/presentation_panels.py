@@ -148,14 +148,19 @@ class StepPanels:
         self._right_layout.setStretchFactor(self.boxes["inspector"], 1)
         self.shelf.show()
         settle_layouts()
-        # The inspector alone on the right, no wider than it needs: the rest goes to the shelf
-        # (whose buttons then wrap less) and to the plots.
-        self.give_room(self._narrowest_right())
-        settle_layouts()
+        self.give_room()
         home_splitter.setSizes(_shares(home_splitter, self.shelf))
         settle_layouts()
-        # Short of a few px of height (a tall caption at 768 px)? The diagram above lends them.
         short = self._short_on_the_shelf(editing)
+        if short > 0:
+            # The shelf is short of height: the inspector on the right no wider than it needs,
+            # so the shelf gets more width (its buttons wrap less)...
+            self.give_room(self._narrowest_right())
+            settle_layouts()
+            home_splitter.setSizes(_shares(home_splitter, self.shelf))
+            settle_layouts()
+            short = self._short_on_the_shelf(editing)
+        # ... and if still short of a few px (a tall caption at 768 px), the diagram lends them.
         column = home_splitter.parentWidget()
         if short > 0 and isinstance(column, QSplitter) and column.count() == 2 and column.widget(1) is home_splitter:
             above, below = column.sizes()

@@ -319,13 +319,13 @@ class NumberTable(QTableView):
         self.updateGeometry()
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        """As wide as its columns (up to 640 px); as tall as all its rows, or with `grows_by_stretch`
-        as its least (two rows): its layout then gives it the rest of its rows by stretch, up to
-        its maximum height (all of them), and a panel short of height scrolls the table's rows
-        rather than cut the widgets under it (a panel's height for its width, which Qt takes as
-        its minimum in a column, counts the table at its size hint)."""
+        """As wide as its columns (up to 640 px at 100 % zoom); as tall as all its rows, or with
+        `grows_by_stretch` as its least (two rows): its layout then gives it the rest of its rows
+        by stretch, up to its maximum height (all of them), and a panel short of height scrolls
+        the table's rows rather than cut the widgets under it (a panel's height for its width,
+        which Qt takes as its minimum in a column, counts the table at its size hint)."""
         rows = self.minimumSizeHint().height() if self.grows_by_stretch else self.content_height()
-        return QSize(min(self.content_width(), 640), rows)
+        return QSize(min(self.content_width(), appearance().pixels(640)), rows)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         """Room for one whole column (and the vertical scroll bar) and two rows."""

@@ -31,11 +31,6 @@ VIEW_AREAS = {
                "follows appearance().zoom, not the presenting scale. (2) ~320 texts cut off by the view's "
                "edge (partly scrolled nodes, band titles such as 'FFN sub-layer'). Needs a presentation "
                "layout in which the diagram gets readable_size(16) or frames only the step's nodes whole",
-    "panels": "35 findings, all at r45 steps 2-9: (1) inspectorTable/weightTable (NumberTable) show a "
-              "partly visible last column when the columns overflow (1024 px: 4-6 columns of 79-91 px in "
-              "~290 px; 1920 px 150 %: weightTable); (2) inspectorExplanation (QPlainTextEdit) scrolls: "
-              "the worked formula is 1-3 lines taller than its box at both sizes; (3) configNorm / "
-              "configPlacement combo boxes 6-13 px too narrow at 1024 px en (step 5)",
 }
 
 _cache: dict = {}
