@@ -34,6 +34,7 @@ class StepPanels:
         config = self.boxes.get("config")
         self.right: QWidget | None = config.parentWidget() if config is not None else None
         layout = self.right.layout() if self.right is not None else None
+        self._right_minimum = self.right.minimumWidth() if self.right is not None else 0
         self._right_layout: QBoxLayout | None = layout if isinstance(layout, QBoxLayout) else None
         # Each editing box's place in the right-hand column: (index, stretch).
         self._editing_home: dict[QWidget, tuple[int, int]] = {}
@@ -72,6 +73,8 @@ class StepPanels:
                 splitter.insertWidget(index, inspector)
             inspector.setMinimumHeight(self._inspector_minimum)
             inspector.setMaximumHeight(self._inspector_maximum)
+        if self.right is not None:
+            self.right.setMinimumWidth(self._right_minimum)
         if self._right_layout is not None:
             for box, (index, stretch) in sorted(self._editing_home.items(), key=lambda item: item[1][0]):
                 if box.parentWidget() is not self.right:
@@ -88,10 +91,11 @@ class StepPanels:
             self.shelf = None
 
     # --- a step ------------------------------------------------------------------------------
-    def arrange(self, shown: set[str]) -> None:
-        """Show the boxes of the panels in `shown` (and hide the others), placed so that the
-        inspector's formula needs no scroll bar wherever the window has the room for it."""
+    def arrange_home(self, shown: set[str]) -> list[QWidget]:
+        """Every box at home, those of the panels in `shown` visible; the editing ones shown."""
         self.go_home()
+        if self.right is not None:
+            self.right.setMinimumWidth(0)           # its panels' own minimum: no more, in this mode
         for panel, box in self.boxes.items():
             box.setVisible(panel in shown)
         editing = [self.boxes[panel] for panel in EDITING if panel in shown and panel in self.boxes]
@@ -99,6 +103,12 @@ class StepPanels:
             self.right.setVisible(bool(editing))
             if editing:
                 self.give_room()
+        return editing
+
+    def arrange(self, shown: set[str]) -> None:
+        """Show the boxes of the panels in `shown` (and hide the others), placed so that the
+        inspector's formula needs no scroll bar wherever the window has the room for it."""
+        editing = self.arrange_home(shown)
         inspector = self.boxes.get("inspector")
         if "inspector" not in shown or inspector is None or self._right_layout is None \
                 or self._inspector_home is None:
@@ -118,23 +128,37 @@ class StepPanels:
             return
         short_stacked = self._short_on_the_right(inspector, editing)
         if short_stacked <= 0:
-            # The inspector keeps the height it needs; the editing panels below share the rest.
-            inspector.setFixedHeight(self._inspector_wanted(inspector))
+            self._stack(inspector, editing)
             return
-        # Else the editing panels beside the plots, where the inspector was.
+        # Else the editing panels beside the plots, where the inspector was (if the window is
+        # wide enough for them, the plots and the inspector side by side).
+        if not self._shelf_fits_across(editing):
+            if short_at_home < short_stacked:
+                self.arrange_home(shown)
+            else:
+                self._stack(inspector, editing)
+            return
         self._to_shelf(editing)
         short_apart = max(self._inspector_short(), self._short_on_the_shelf(editing))
         if short_apart > 0 and min(short_stacked, short_at_home) < short_apart:
             # Nowhere has the room (a very long formula): the arrangement that hides the least.
-            self.go_home()
+            self.arrange_home(shown)
             if short_stacked < short_at_home:
                 self._right_layout.insertWidget(0, inspector, 0)
                 inspector.show()
-            for box in editing:
-                box.show()
-            self.right.setVisible(True)
-            self.give_room()
-            settle_layouts()
+                self.right.setVisible(True)
+                self.give_room()
+                settle_layouts()
+                self._stack(inspector, editing)
+
+    def _stack(self, inspector: QWidget, editing: list[QWidget]) -> None:
+        """The inspector above the editing panels in the right-hand column: it keeps the height it
+        needs (as far as the panels' least heights leave it), they share the rest."""
+        spacing = max(self._right_layout.spacing(), 0)
+        below = sum(spacing + least_height(box, self.right.width()) for box in editing)
+        margins = self._right_layout.contentsMargins()
+        room = self.right.height() - below - margins.top() - margins.bottom()
+        inspector.setFixedHeight(max(min(self._inspector_wanted(inspector), room), inspector.minimumSizeHint().height()))
 
     def _to_shelf(self, editing: list[QWidget]) -> None:
         home_splitter, home_index = self._inspector_home
@@ -225,6 +249,22 @@ class StepPanels:
         needed = self._inspector_wanted(inspector) + sum(spacing + least_height(box, width) for box in editing)
         margins = self._right_layout.contentsMargins()
         return needed + margins.top() + margins.bottom() - self.right.height()
+
+    def _shelf_fits_across(self, editing: list[QWidget]) -> bool:
+        """Whether the window is wide enough for the editing panels beside the plots and the
+        inspector alone on the right, each at its least width (else the window would grow)."""
+        home_splitter, _index = self._inspector_home
+        main = self.right.parentWidget()
+        if not isinstance(main, QSplitter):
+            return False
+        def least(widget: QWidget) -> int:
+            return max(widget.minimumWidth(), widget.minimumSizeHint().width(), 0)
+        others = [home_splitter.widget(i) for i in range(home_splitter.count())
+                  if home_splitter.widget(i).isVisibleTo(home_splitter)]
+        across = (max(least(box) for box in editing) + sum(least(widget) + home_splitter.handleWidth()
+                                                            for widget in others))
+        right = least(self.boxes["inspector"])
+        return across + main.handleWidth() + right <= sum(main.sizes()) + main.handleWidth()
 
     def _short_on_the_shelf(self, editing: list[QWidget]) -> int:
         spacing = max(self.shelf.layout().spacing(), 0)
