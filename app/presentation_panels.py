@@ -8,8 +8,11 @@ be taller than the room under the diagram. So, at each step:
 1. every panel starts at home; if the inspector shows its table and its whole formula there, it
    stays (the layout the learner knows);
 2. else it moves to the top of the right-hand column, which is as tall as the window's body;
-   the step's editing panels stay below it when both fit the column's height,
-3. else they go where the inspector was, beside the plots.
+   the step's editing panels stay below it when both fit the column's height (their number
+   tables may scroll, by whole rows),
+3. else they go where the inspector was, beside the plots, if the window is wide enough for the
+   three (it never grows); a few px of height they lack there the diagram lends;
+4. where nothing has the room, the arrangement that hides the least.
 
 `go_home()` puts every panel back exactly where the window put it.
 """
@@ -78,7 +81,8 @@ class StepPanels:
         if self._right_layout is not None:
             for box, (index, stretch) in sorted(self._editing_home.items(), key=lambda item: item[1][0]):
                 if box.parentWidget() is not self.right:
-                    self.shelf.layout().removeWidget(box)
+                    if self.shelf is not None:
+                        self.shelf.layout().removeWidget(box)
                     self._right_layout.insertWidget(index, box, stretch)
         if self._lent is not None:
             column, sizes = self._lent
@@ -185,15 +189,21 @@ class StepPanels:
             settle_layouts()
             short = self._short_on_the_shelf(editing)
         # ... and if still short of a few px (a tall caption at 768 px), the diagram lends them.
-        column = home_splitter.parentWidget()
-        if short > 0 and isinstance(column, QSplitter) and column.count() == 2 and column.widget(1) is home_splitter:
-            above, below = column.sizes()
-            lend = min(short, above - column.widget(0).minimumSizeHint().height(),
-                       above - column.widget(0).minimumHeight())
-            if lend > 0:
-                self._lent = (column, [above, below])
-                column.setSizes([above - lend, below + lend])
-                settle_layouts()
+        if short > 0:
+            self._lend_height(home_splitter, short)
+
+    def _lend_height(self, row: QSplitter, short: int) -> None:
+        """The diagram above `row` lends it up to `short` px of height, keeping its own minimum;
+        given back by go_home."""
+        column = row.parentWidget()
+        if not (isinstance(column, QSplitter) and column.count() == 2 and column.widget(1) is row):
+            return
+        above, below = column.sizes()
+        lend = min(short, above - column.widget(0).minimumSizeHint().height(), above - column.widget(0).minimumHeight())
+        if lend > 0:
+            self._lent = self._lent or (column, [above, below])
+            column.setSizes([above - lend, below + lend])
+            settle_layouts()
 
     def give_room(self, width: int | None = None) -> None:
         """The right-hand column gets `width`, or the width its panels' larger text needs (up to
@@ -257,14 +267,11 @@ class StepPanels:
         main = self.right.parentWidget()
         if not isinstance(main, QSplitter):
             return False
-        def least(widget: QWidget) -> int:
-            return max(widget.minimumWidth(), widget.minimumSizeHint().width(), 0)
         others = [home_splitter.widget(i) for i in range(home_splitter.count())
                   if home_splitter.widget(i).isVisibleTo(home_splitter)]
-        across = (max(least(box) for box in editing) + sum(least(widget) + home_splitter.handleWidth()
-                                                            for widget in others))
-        right = least(self.boxes["inspector"])
-        return across + main.handleWidth() + right <= sum(main.sizes()) + main.handleWidth()
+        across = (max(_least_width(box) for box in editing)
+                  + sum(_least_width(widget) + home_splitter.handleWidth() for widget in others))
+        return across + main.handleWidth() + _least_width(self.boxes["inspector"]) <= sum(main.sizes()) + main.handleWidth()
 
     def _short_on_the_shelf(self, editing: list[QWidget]) -> int:
         spacing = max(self.shelf.layout().spacing(), 0)
@@ -276,6 +283,10 @@ def least_height(box: QWidget, width: int) -> int:
     """The least height at `width` that shows a box's text whole: its height for that width (a
     number table inside counts at its least, two rows: it scrolls the others, by whole rows)."""
     return box.heightForWidth(width) if box.hasHeightForWidth() else box.minimumSizeHint().height()
+
+
+def _least_width(widget: QWidget) -> int:
+    return max(widget.minimumWidth(), widget.minimumSizeHint().width(), 0)
 
 
 def settle_layouts() -> None:

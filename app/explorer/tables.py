@@ -143,6 +143,33 @@ def _frame(painter: QPainter, rect: QRect, colour: QColor, thickness: int, inset
         painter.fillRect(band, colour)
 
 
+class _Labels(QHeaderView):
+    """A number table's row or column labels, whose size hint is measured once per font and set
+    of labels: Qt measures it again (asking the model for some 200 labels) whenever a section is
+    resized, and a table that shares its width among whole columns resizes them at every step
+    of a splitter's drag."""
+
+    def __init__(self, orientation: Qt.Orientation, parent: QWidget):
+        super().__init__(orientation, parent)
+        self._hint: QSize | None = None
+        self.sectionCountChanged.connect(lambda _old, _new: self.forget())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        if self._hint is None:
+            self._hint = super().sizeHint()
+        return QSize(self._hint)
+
+    def forget(self) -> None:
+        """Other labels (or another font): measured again when next asked."""
+        self._hint = None
+        self.updateGeometry()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._hint = None
+        super().changeEvent(event)
+
+
 class NumberTable(QTableView):
     """A table of numbers whose size follows its content: as tall as its rows (no empty band
     below a short tensor, never a scrollbar over a lesson's ≤ 8 rows when the space is there),
@@ -155,6 +182,8 @@ class NumberTable(QTableView):
     def __init__(self, name: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName(name)
+        self.setHorizontalHeader(_Labels(Qt.Orientation.Horizontal, self))
+        self.setVerticalHeader(_Labels(Qt.Orientation.Vertical, self))
         self.setItemDelegate(NumberDelegate(self))
         self.setWordWrap(False)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -344,11 +373,27 @@ class NumberTable(QTableView):
     def setModel(self, model) -> None:  # noqa: N802
         super().setModel(model)
         model.modelReset.connect(self._reset)
+        model.headerDataChanged.connect(self._relabelled)
+        for signal in (model.rowsInserted, model.rowsRemoved, model.columnsInserted, model.columnsRemoved):
+            signal.connect(self._reset)
+        self._reset()
 
-    def _reset(self) -> None:
+    def _forget_labels(self) -> None:
+        for header in (self.horizontalHeader(), self.verticalHeader()):
+            if isinstance(header, _Labels):
+                header.forget()
+
+    def _reset(self, *_args) -> None:
         """Another tensor (other counts of rows and columns): whole cells again, the height again."""
+        self._forget_labels()
         self._show_whole_cells(force=True)
         self.fit_height()
+
+    def _relabelled(self, *_args) -> None:
+        """Other labels (another language): their room measured again."""
+        self._forget_labels()
+        self.fit_height()
+        self._show_whole_cells()
 
     # --- where the view is ---------------------------------------------------------------------
     def visible_cells(self) -> tuple[int, int, int, int]:
