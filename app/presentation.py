@@ -336,6 +336,7 @@ class PresentationController(QObject):
                 self._arrange_soon()               # the panels' places depend on the room
             elif kind == QEvent.LanguageChange:
                 self.retranslate()
+                self._arrange_soon()               # the other language's texts: other heights
             elif kind == QEvent.Close and self.active:
                 self.leave()                       # the next window starts at the normal size
             return False

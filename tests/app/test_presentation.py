@@ -135,6 +135,30 @@ def test_at_a_projector_s_1024x768_the_worked_formula_shows_whole(blocklab_open,
     assert window.inspector.parentWidget().parentWidget() is window.findChild(QSplitter, "bottomSplitter")
 
 
+def test_a_live_switch_of_language_places_the_panels_again(blocklab_open):
+    """Chinese and English formulas wrap differently: after a switch at a step, the panels are
+    placed again and the formula still shows whole, in a window that kept its size."""
+    from app import i18n
+    from tests.app.helpers import settle
+    lab, window = _window(blocklab_open)
+    window.resize(1024, 768)
+    settle(lambda: window.width() == 1024)
+    window.presentation.enter(full_screen=False)
+    explanation = window.inspector.explanation
+    try:
+        for position in (8, 4):
+            window.lessons.go(position)
+            for language in ("zh", "en"):
+                i18n.install(language)
+                settle(lambda: window.lesson_bar.leave.text() == ("退出演示（Esc）" if language == "zh"
+                                                                  else "Leave presentation (Esc)"))
+                settle(lambda: explanation.verticalScrollBar().maximum() == 0)
+                assert window.width() == 1024 and explanation.isVisible(), (position, language)
+    finally:
+        i18n.install("en")
+        window.presentation.leave()
+
+
 def test_step_keys_blank_and_spotlight_in_presentation_mode(blocklab_open):
     lab, window = _window(blocklab_open)
     presentation, lessons = window.presentation, window.lessons
