@@ -2,9 +2,11 @@
 
 F5 (the View menu, the toolbar button, `--present`) enters presentation mode: full screen on
 the window's screen, the menu bar and toolbar hidden, the editing panels (block options,
-checks, weights) and the inspector shown only at lesson steps whose `panels` name them, the
-caption bar in its presentation form, every text 1.2× larger (appearance().presenting). Esc
-(or F5 again) leaves and puts the window back exactly as it was.
+checks, weights) and the inspector shown only at lesson steps whose `panels` name them, placed
+where their larger text fits whole (app/presentation_panels.py: the inspector's worked formula
+may take the right-hand column), the caption bar in its presentation form, every text 1.2×
+larger (appearance().presenting). Esc (or F5 again) leaves and puts the window back exactly as
+it was.
 
 In presentation mode: PageDown / PageUp / Space / arrows step through the lesson
 (app/lessons/keys.py); B blanks the screen and back, as slide software does (B again, a step
@@ -18,17 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, Qt, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSplitter, QToolBar, QWidget
 
 from app.lessons.keys import STEP_KEYS, typing_in
+from app.presentation_panels import StepPanels, settle_layouts
 from app.widgets import style
 from app.widgets.appearance import THEMES, appearance, settings
 
-# The panels a lesson step can bring forward in presentation mode, and the boxes that hold them.
-STEP_BOXES = {"config": "configBox", "checks": "invariantsBox", "weights": "weightsBox", "inspector": "inspectorBox"}
-EDITING = ("config", "checks", "weights")       # hidden in presentation mode unless a step names them
 
 # The keys of presentation mode, for a Help page: (key, what it does), in English (tr() at the reader).
 KEYS = (
@@ -117,6 +117,8 @@ class PresentationController(QObject):
             self.theme_actions[theme] = action
         self.theme_menu: QMenu | None = None
 
+        self.panels = StepPanels(window)          # where a step's panels go, and back home
+        self._arrange_pending = False
         self.blank_screen = BlankScreen(window)
         self.blank_screen.clicked.connect(lambda: self.set_blank(False))
         window.installEventFilter(self)            # resizes (the blank screen), language changes
@@ -180,7 +182,7 @@ class PresentationController(QObject):
         if self.active:
             return
         window = self.window
-        watched = [window.menuBar(), *window.findChildren(QToolBar), *self._boxes().values(), self._right_column()]
+        watched = [window.menuBar(), *window.findChildren(QToolBar), *self.panels.boxes.values(), self.panels.right]
         self._saved = _Layout(
             state=window.windowState(), geometry=window.geometry(),
             hidden={widget: widget.isHidden() for widget in watched if widget is not None},
@@ -211,8 +213,10 @@ class PresentationController(QObject):
         window.lesson_bar.set_presenting(False)
         appearance().set_presenting(False)
         window.dataflow.set_click_spotlight(False)
+        self.panels.go_home()                      # before the splitters: their widgets as they were
         for widget, hidden in saved.hidden.items():
             widget.setHidden(hidden)
+        settle_layouts()                           # the normal text and panels laid out: then the sizes
         for splitter, children, state in saved.splitters:
             # A lesson step may have moved the diagram meanwhile: a splitter whose widgets
             # changed keeps the layout the window gave it for that step.
@@ -233,40 +237,26 @@ class PresentationController(QObject):
         self.present_action.setChecked(self.active)
         self.leave_action.setEnabled(self.active)
 
-    def _boxes(self) -> dict[str, QWidget]:
-        return {panel: self.window.findChild(QWidget, name) for panel, name in STEP_BOXES.items()
-                if self.window.findChild(QWidget, name) is not None}
-
-    def _right_column(self) -> QWidget | None:
-        box = self.window.findChild(QWidget, STEP_BOXES["config"])
-        return box.parentWidget() if box is not None else None
-
     def _show_step_panels(self) -> None:
-        """In presentation mode, show the boxes the step names (the editing ones only then)."""
+        """In presentation mode, show the boxes the step names (the editing ones only then), each
+        where its text fits whole (StepPanels.arrange)."""
         if not self.active:
             return
         step = self.window.lessons.step
         named = set(step.panels) if step is not None else set()
         free = step is None or not step.panels     # no lesson, or a step that names nothing
-        right = self._right_column()
-        any_right = False
-        for panel, box in self._boxes().items():
-            shown = panel in named or (panel == "inspector" and free)
-            box.setVisible(shown)
-            any_right |= shown and panel in EDITING
-        if right is not None:
-            right.setVisible(any_right)
-            if any_right:
-                self._give_room(right)
+        shown = {panel for panel in self.panels.boxes if panel in named or (panel == "inspector" and free)}
+        self.panels.arrange(shown)
 
-    def _give_room(self, right: QWidget) -> None:
-        """The panels a step shows get the width their larger text needs (up to 45 %)."""
-        splitter = right.parentWidget()
-        if not isinstance(splitter, QSplitter) or splitter.count() != 2:
-            return
-        total = sum(splitter.sizes())
-        wanted = min(max(right.sizeHint().width(), splitter.sizes()[1]), int(total * 0.45))
-        splitter.setSizes([total - wanted, wanted])
+    def _arrange_soon(self) -> None:
+        """Place the step's panels again once the window has its new size or zoom (once for many)."""
+        if self.active and not self._arrange_pending:
+            self._arrange_pending = True
+            QTimer.singleShot(0, self._arrange_now)
+
+    def _arrange_now(self) -> None:
+        self._arrange_pending = False
+        self._show_step_panels()
 
     def _focus_the_work(self) -> None:
         """Keys go to the window, not to a panel that is now hidden or to an input."""
@@ -330,6 +320,7 @@ class PresentationController(QObject):
 
     def _appearance_changed(self) -> None:
         look = appearance()
+        self._arrange_soon()                       # another zoom: other sizes
         self.theme_actions[look.theme].setChecked(True)
         self.zoom_in_action.setEnabled(look.zoom < 2.5)
         self.zoom_out_action.setEnabled(look.zoom > 1.0)
@@ -339,10 +330,13 @@ class PresentationController(QObject):
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
         kind = event.type()
         if watched is self.window and kind != QEvent.KeyPress:
-            if kind == QEvent.Resize and self.blanked:
-                self.blank_screen.setGeometry(self.window.rect())
+            if kind == QEvent.Resize:
+                if self.blanked:
+                    self.blank_screen.setGeometry(self.window.rect())
+                self._arrange_soon()               # the panels' places depend on the room
             elif kind == QEvent.LanguageChange:
                 self.retranslate()
+                self._arrange_soon()               # the other language's texts: other heights
             elif kind == QEvent.Close and self.active:
                 self.leave()                       # the next window starts at the normal size
             return False

@@ -12,6 +12,7 @@ from core.numbers import format_exact, format_short, parse_number
 
 from app.session import Change, Session
 from app.widgets.appearance import appearance
+from app.widgets.fitted_combo import FittedComboBox
 from app.widgets.flow_layout import FlowLayout
 from app.widgets.labels import activation_label, mask_label, norm_label, placement_label
 from app.explorer import finite_marks
@@ -29,9 +30,8 @@ class ConfigPanel(QWidget):
         self._sized: list[QSpinBox] = []
 
         def combo(name: str, options: tuple[str, ...], label, field: str) -> QComboBox:
-            box = QComboBox()
+            box = FittedComboBox()          # never narrower than its longest option, in either language
             box.setObjectName(name)
-            box.setSizeAdjustPolicy(QComboBox.AdjustToContents)
             box.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
             for option in options:
                 box.addItem(label(option), option)
@@ -111,6 +111,7 @@ class ConfigPanel(QWidget):
                     grid.addWidget(widget, row, column)
         grid.addWidget(sizes, 5, 0, 1, 4)        # the symbols name them: no label, the whole line
         grid.setColumnStretch(1, 1)
+        grid.setRowStretch(6, 1)                 # a taller box keeps its options together at the top
         self._fit_sizes()
         session.changed.connect(lambda change: change & Change.TRACE and self.refresh())
         self.retranslate()

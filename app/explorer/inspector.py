@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, Qt
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtGui import QGuiApplication, QTextLayout
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QVBoxLayout, QWidget
 
 from core.explain import Explanation, Step, explain
 from core.numbers import format_exact, format_short
@@ -23,6 +23,7 @@ from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLab
 from app.explorer import tensor_files
 from app.session import Change, Session
 from app.widgets.appearance import appearance
+from app.widgets.fitted_combo import FittedComboBox
 from app.widgets.menus import exec_once
 from app.widgets.style import LIGHT_INK, format_number, limit_for, tint
 
@@ -296,6 +297,38 @@ def hook_meaning(hook: str, config) -> str:
     return HOOK_MEANINGS.get(hook, "")
 
 
+class ExplanationText(QPlainTextEdit):
+    """The worked computation of the selected cell: read-only plain text that wraps at the box's
+    width and says how tall it needs to be to show every line (content_height), so a layout
+    can give it that room rather than make it scroll."""
+
+    def content_height(self, width: int | None = None) -> int:
+        """The height at which the box shows its whole text without scrolling at `width` (its own
+        by default). Lines are laid out as the box lays them out, at the width that is left with
+        the vertical scroll bar shown: the box that fits never keeps a scroll bar it had."""
+        width = self.width() if width is None else width
+        document = self.document()
+        margin = document.documentMargin()
+        room = width - 2 * self.frameWidth() - 2 * margin - self.verticalScrollBar().sizeHint().width()
+        option = document.defaultTextOption()
+        total = 0
+        for paragraph in self.toPlainText().split("\n"):
+            layout = QTextLayout(paragraph, self.font())
+            layout.setTextOption(option)
+            layout.beginLayout()
+            height = 0.0
+            while True:
+                line = layout.createLine()
+                if not line.isValid():
+                    break
+                line.setLeadingIncluded(True)
+                line.setLineWidth(max(room, 1.0))
+                height += line.height()
+            layout.endLayout()
+            total += int(height)               # as the box adds its blocks up
+        return total + int(2 * margin) + 1 + 2 * self.frameWidth()
+
+
 class Inspector(QWidget):
     """The selected hook: its name and meaning, a head picker for per-head hooks, the numbers
     (with an overview picture when the slice is large), and the selected cell's computation.
@@ -306,7 +339,7 @@ class Inspector(QWidget):
         self.setObjectName("inspector")
         self.session = session
         self.title = ElidedLabel("inspectorTitle")
-        self.head_combo = QComboBox()
+        self.head_combo = FittedComboBox()       # "head 2" whole at any zoom, in either language
         self.head_combo.setObjectName("inspectorHeadSelector")
         self.model = HookTableModel(session, self)
         self.table = NumberTable("inspectorTable")
@@ -317,7 +350,7 @@ class Inspector(QWidget):
         self.overview = TensorOverview("inspectorOverview")
         self.overview.cellPicked.connect(lambda row, column: self.session.select(token=row, column=column))
         self.outlined_cells: list[tuple[str, tuple[int, ...]]] = []
-        self.explanation = QPlainTextEdit()
+        self.explanation = ExplanationText()
         self.explanation.setObjectName("inspectorExplanation")
         self.explanation.setReadOnly(True)
         self.explanation.setContextMenuPolicy(Qt.CustomContextMenu)
@@ -534,10 +567,7 @@ class Inspector(QWidget):
         lines = self.explanation.fontMetrics().lineSpacing()
         explanation_least = 2 * lines + 2 * self.explanation.frameWidth() + 8
         self.explanation.setMinimumHeight(explanation_least)
-        problem = self.problem.heightForWidth(max(self.width() - 8, 40)) + self.layout().spacing() \
-            if self.problem.isVisibleTo(self) else 0
-        others = (self.title.sizeHint().height() + self.sentence.heightForWidth(max(self.width() - 8, 40)) + problem
-                  + explanation_least + 8 + 3 * self.layout().spacing())
+        others = self._beside_the_numbers(self.width()) + explanation_least
         rows = self.model.rowCount()
         # A lesson's tensor whole; a longer one scrolls anyway and shares the height evenly.
         wanted = self.table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2)
@@ -546,6 +576,30 @@ class Inspector(QWidget):
         if self.table.minimumHeight() != height:
             self.table.setMinimumHeight(height)
         self.layout().setStretchFactor(self._numbers, 0 if rows <= FIT_ROWS else 1)
+
+    def _beside_the_numbers(self, width: int) -> int:
+        """The px of height at `width` that the margins, the spacing, the title line, the problem
+        line (when shown) and the sentence take: all but the table and the explanation."""
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        inner = max(width - margins.left() - margins.right(), 40)
+        top = max(self.title.sizeHint().height(),
+                  self.head_combo.sizeHint().height() if self.head_combo.isVisibleTo(self) else 0)
+        problem = self.problem.heightForWidth(inner) + layout.spacing() if self.problem.isVisibleTo(self) else 0
+        return (margins.top() + margins.bottom() + top + problem + self.sentence.heightForWidth(inner)
+                + 3 * layout.spacing())
+
+    def wanted_height(self, width: int) -> int:
+        """The height that shows everything at `width`: the title, the table (a lesson's whole
+        tensor, up to FIT_ROWS rows, as _share_height gives it) and every line of the explanation,
+        which then does not scroll. For a layout that can give the inspector the room it needs
+        (presentation mode places it by this)."""
+        margins = self.layout().contentsMargins()
+        inner = max(width - margins.left() - margins.right(), 40)
+        rows = self.model.rowCount()
+        beside = (self._numbers.spacing() + self.overview.sizeHint().width()) if self.overview.isVisibleTo(self) else 0
+        table = self.table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2, inner - beside)
+        return self._beside_the_numbers(width) + table + self.explanation.content_height(inner)
 
     # --- export ----------------------------------------------------------------------------------
     def context_menu(self) -> QMenu:

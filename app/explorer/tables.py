@@ -143,14 +143,47 @@ def _frame(painter: QPainter, rect: QRect, colour: QColor, thickness: int, inset
         painter.fillRect(band, colour)
 
 
+class _Labels(QHeaderView):
+    """A number table's row or column labels, whose size hint is measured once per font and set
+    of labels: Qt measures it again (asking the model for some 200 labels) whenever a section is
+    resized, and a table that shares its width among whole columns resizes them at every step
+    of a splitter's drag."""
+
+    def __init__(self, orientation: Qt.Orientation, parent: QWidget):
+        super().__init__(orientation, parent)
+        self._hint: QSize | None = None
+        self.sectionCountChanged.connect(lambda _old, _new: self.forget())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        if self._hint is None:
+            self._hint = super().sizeHint()
+        return QSize(self._hint)
+
+    def forget(self) -> None:
+        """Other labels (or another font): measured again when next asked."""
+        self._hint = None
+        self.updateGeometry()
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._hint = None
+        super().changeEvent(event)
+
+
 class NumberTable(QTableView):
     """A table of numbers whose size follows its content: as tall as its rows (no empty band
     below a short tensor, never a scrollbar over a lesson's ≤ 8 rows when the space is there),
-    columns as wide as the widest number, fonts and rows scaled by the interface zoom."""
+    columns as wide as the widest number, fonts and rows scaled by the interface zoom.
+
+    It never shows part of a cell: when the columns (or rows) do not all fit, as many as fit
+    whole share the view's width (height), a few px wider (taller) each, and the table scrolls
+    by whole columns (rows). A half column is a cut-off number."""
 
     def __init__(self, name: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName(name)
+        self.setHorizontalHeader(_Labels(Qt.Orientation.Horizontal, self))
+        self.setVerticalHeader(_Labels(Qt.Orientation.Vertical, self))
         self.setItemDelegate(NumberDelegate(self))
         self.setWordWrap(False)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -161,7 +194,13 @@ class NumberTable(QTableView):
             header.setHighlightSections(False)
             header.setMinimumSectionSize(8)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        # Whole cells only (see _show_whole_cells): the view scrolls by columns and rows.
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerItem)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerItem)
         self._texts: tuple[str, ...] = ("−0.000000",)
+        self._cell_width = self._cell_height = 8         # what a cell needs: set by fit_columns, restyle
+        self.grows_by_stretch = False                    # see sizeHint
+        self._filling = False
         self._overflows = False
         self._header_width = self._header_height = 0     # measured by fit_height
         self.restyle()
@@ -173,7 +212,7 @@ class NumberTable(QTableView):
         self.setFont(font)
         self.horizontalHeader().setFont(font)
         self.verticalHeader().setFont(font)
-        self.verticalHeader().setDefaultSectionSize(QFontMetrics(font).height() + appearance().pixels(ROW_PADDING))
+        self._cell_height = QFontMetrics(font).height() + appearance().pixels(ROW_PADDING)
         self.fit_columns(self._texts, force=True)
 
     def fit_columns(self, texts, force: bool = False) -> None:
@@ -191,41 +230,109 @@ class NumberTable(QTableView):
                       str(model.headerData(last, Qt.Orientation.Horizontal)))
         widest = max(metrics.horizontalAdvance(text) for text in texts + labels)
         width = widest + 2 * padding() + self._grid()
-        header = self.horizontalHeader()
-        if not force and header.defaultSectionSize() == width:
+        if not force and self._cell_width == width:
             return
-        header.setDefaultSectionSize(width)
-        for section in range(min(header.count(), 64)):   # sections sized by hand before, if any
-            if header.sectionSize(section) != width:
-                header.resizeSection(section, width)
+        self._cell_width = width
+        self._show_whole_cells(force=True)
         self.fit_height(measure=force)
 
     def widen_for(self, texts) -> None:
         """Wider columns if one of `texts` (an edit's new numbers) needs it; never narrower."""
         metrics = QFontMetrics(self.font())
-        if any(metrics.horizontalAdvance(text) + 2 * padding() + self._grid() > self.horizontalHeader().defaultSectionSize()
-               for text in texts):
+        if any(metrics.horizontalAdvance(text) + 2 * padding() + self._grid() > self._cell_width for text in texts):
             self.fit_columns(tuple(texts) + self._texts)
+
+    def _show_whole_cells(self, force: bool = False) -> None:
+        """Columns and rows sized so the view shows only whole cells: all at the size their text
+        needs when they fit, else as many as fit sharing the room (whole_cell_size); the few px
+        left over widen the row labels (heighten the column labels), so no sliver of the next
+        cell shows. Run again whenever the table's size, the cells' size or their number changes."""
+        model = self.model()
+        if self._filling or model is None:
+            return
+        self._filling = True
+        try:
+            columns, rows = model.columnCount(), model.rowCount()
+            (room_w, label_w), (room_h, label_h) = self._rooms(columns, rows)
+            width = whole_cell_size(self._cell_width, columns, room_w)
+            height = whole_cell_size(self._cell_height, rows, room_h)
+            changed = _set_sections(self.horizontalHeader(), width, force)
+            changed |= _set_sections(self.verticalHeader(), height, force)
+            row_labels, column_labels = self.verticalHeader(), self.horizontalHeader()
+            if not row_labels.isHidden():
+                wanted = label_w + (room_w % width if columns * width > room_w >= width else 0)
+                if row_labels.minimumWidth() != wanted:
+                    row_labels.setMinimumWidth(wanted)
+                    changed = True
+            if not column_labels.isHidden():
+                wanted = label_h + (room_h % height if rows * height > room_h >= height else 0)
+                if column_labels.minimumHeight() != wanted:
+                    column_labels.setMinimumHeight(wanted)
+                    changed = True
+            if changed:
+                self.updateGeometries()  # the labels' room and the scroll bars for the new sizes
+                # The first column (row) shown starts at the view's edge again: the offset Qt
+                # keeps in px would cut it after the columns' (rows') sizes change.
+                self.horizontalHeader().setOffsetToSectionPosition(self.horizontalScrollBar().value())
+                self.verticalHeader().setOffsetToSectionPosition(self.verticalScrollBar().value())
+                if self.currentIndex().isValid():       # the selected cell stays in view
+                    self.scrollTo(self.currentIndex())
+                self.viewport().update()
+        finally:
+            self._filling = False
+
+    def _rooms(self, columns: int, rows: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """((px for the columns, the row labels' own width), (px for the rows, the column labels'
+        own height)): the view's room without the scroll bars the cells will need, plus any px
+        the labels now take beyond their own need. As Qt decides: no scroll bar when all fits."""
+        row_labels, column_labels = self.verticalHeader(), self.horizontalHeader()
+        label_w = max(0, row_labels.sizeHint().width()) if not row_labels.isHidden() else 0
+        label_h = max(0, column_labels.sizeHint().height()) if not column_labels.isHidden() else 0
+        margins = self.viewportMargins()
+        largest = self.maximumViewportSize()       # without scroll bars, with the labels as they are
+        room_w = largest.width() + max(0, margins.left() + margins.right() - label_w)
+        room_h = largest.height() + max(0, margins.top() - label_h)
+        bar_w = self.verticalScrollBar().sizeHint().width()
+        bar_h = self.horizontalScrollBar().sizeHint().height()
+        across = columns * self._cell_width > room_w
+        down = rows * self._cell_height > room_h
+        if across and not down:
+            down = rows * self._cell_height > room_h - bar_h
+        if down and not across:
+            across = columns * self._cell_width > room_w - bar_w
+        return ((room_w - (bar_w if down else 0), label_w), (room_h - (bar_h if across else 0), label_h))
+
+    def viewportEvent(self, event) -> bool:  # noqa: N802 (Qt's name)
+        handled = super().viewportEvent(event)
+        if event.type() == QEvent.Type.Resize:
+            self._show_whole_cells()
+        return handled
+
+    def cell_size(self) -> QSize:
+        """The size a cell needs (columns and rows may be shown a little larger: _show_whole_cells)."""
+        return QSize(self._cell_width, self._cell_height)
 
     def _grid(self) -> int:
         """The grid line takes one px of each column (a cell is drawn in the rest)."""
         return 1 if self.showGrid() else 0
 
     def row_height(self) -> int:
-        return self.verticalHeader().defaultSectionSize()
+        """The height a row needs (it may be shown a few px taller: _show_whole_cells)."""
+        return self._cell_height
 
     def content_width(self) -> int:
         model = self.model()
         columns = model.columnCount() if model is not None else 0
-        return self._header_width + columns * self.horizontalHeader().defaultSectionSize() + 2 * self.frameWidth()
+        return self._header_width + columns * self._cell_width + 2 * self.frameWidth()
 
-    def content_height(self, rows: int | None = None) -> int:
+    def content_height(self, rows: int | None = None, width: int | None = None) -> int:
         """The height that shows `rows` rows (all by default) with the header, the frame and, if the
-        columns do not fit the width, the horizontal scrollbar."""
+        columns do not fit the width (the table's own, or `width`), the horizontal scrollbar."""
         model = self.model()
         if rows is None:
             rows = model.rowCount() if model is not None else 0
-        scrollbar = self.horizontalScrollBar().sizeHint().height() if self._overflows else 0
+        overflows = self._overflows if width is None else self.content_width() > width
+        scrollbar = self.horizontalScrollBar().sizeHint().height() if overflows else 0
         return self._header_height + rows * self.row_height() + 2 * self.frameWidth() + scrollbar
 
     def fit_height(self, measure: bool = True) -> None:
@@ -241,21 +348,52 @@ class NumberTable(QTableView):
         self.updateGeometry()
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(min(self.content_width(), 640), self.content_height())
+        """As wide as its columns (up to 640 px at 100 % zoom); as tall as all its rows, or with
+        `grows_by_stretch` as its least (two rows): its layout then gives it the rest of its rows
+        by stretch, up to its maximum height (all of them), and a panel short of height scrolls
+        the table's rows rather than cut the widgets under it (a panel's height for its width,
+        which Qt takes as its minimum in a column, counts the table at its size hint)."""
+        rows = self.minimumSizeHint().height() if self.grows_by_stretch else self.content_height()
+        return QSize(min(self.content_width(), appearance().pixels(640)), rows)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
+        """Room for one whole column (and the vertical scroll bar) and two rows."""
         model = self.model()
         rows = min(2, model.rowCount()) if model is not None else 0
-        return QSize(120, self.content_height(rows))
+        one_column = (self._header_width + self._cell_width + 2 * self.frameWidth()
+                      + self.verticalScrollBar().sizeHint().width())
+        return QSize(max(120, one_column), self.content_height(rows))
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
+        self._show_whole_cells()
         if (self.content_width() > max(self.width(), 1)) != self._overflows:
             self.fit_height()               # a horizontal scrollbar came or went
 
     def setModel(self, model) -> None:  # noqa: N802
         super().setModel(model)
-        model.modelReset.connect(self.fit_height)
+        model.modelReset.connect(self._reset)
+        model.headerDataChanged.connect(self._relabelled)
+        for signal in (model.rowsInserted, model.rowsRemoved, model.columnsInserted, model.columnsRemoved):
+            signal.connect(self._reset)
+        self._reset()
+
+    def _forget_labels(self) -> None:
+        for header in (self.horizontalHeader(), self.verticalHeader()):
+            if isinstance(header, _Labels):
+                header.forget()
+
+    def _reset(self, *_args) -> None:
+        """Another tensor (other counts of rows and columns): whole cells again, the height again."""
+        self._forget_labels()
+        self._show_whole_cells(force=True)
+        self.fit_height()
+
+    def _relabelled(self, *_args) -> None:
+        """Other labels (another language): their room measured again."""
+        self._forget_labels()
+        self.fit_height()
+        self._show_whole_cells()
 
     # --- where the view is ---------------------------------------------------------------------
     def visible_cells(self) -> tuple[int, int, int, int]:
@@ -276,6 +414,27 @@ class NumberTable(QTableView):
                 and last_column == model.columnCount() - 1
                 and self.rowViewportPosition(last_row) + self.row_height() <= self.viewport().height()
                 and self.columnViewportPosition(last_column) + self.columnWidth(last_column) <= self.viewport().width())
+
+
+def whole_cell_size(needed: int, count: int, room: int) -> int:
+    """The size to show `count` cells that each need `needed` px in `room` px, so that the view
+    never shows part of one: `needed` when all fit (or not even one does); else the room shared
+    by as many as fit whole (at most `shown` − 1 px of the room stay empty)."""
+    if count <= 0 or room < needed or count * needed <= room:
+        return needed
+    shown = room // needed
+    return room // shown
+
+
+def _set_sections(header: QHeaderView, size: int, force: bool) -> bool:
+    """Every section of `header` `size` px; True if any changed."""
+    if not force and header.defaultSectionSize() == size:
+        return False
+    header.setDefaultSectionSize(size)      # every section (setDefaultSectionSize resizes them all)
+    for section in range(min(header.count(), 64)):   # sections sized by hand before, if any
+        if header.sectionSize(section) != size:
+            header.resizeSection(section, size)
+    return True
 
 
 class TensorOverview(QWidget):

@@ -24,6 +24,7 @@ from app.explorer.tables import (CELL_POINT_SIZE, MARK_ROLE, ElidedLabel, Number
 from app.session import INPUTS, TARGETS, Change, Session
 from app.widgets import style
 from app.widgets.appearance import appearance
+from app.widgets.fitted_combo import FittedComboBox
 from app.widgets.flow_layout import FlowLayout
 from app.widgets.menus import exec_once
 from core.finite import FLOAT16_MAX, Cell
@@ -358,11 +359,12 @@ class WeightEditor(QWidget):
         self.tensor_combo.setMinimumContentsLength(12)
         self.tensor_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.head_label = QLabel()
-        self.head_selector = QComboBox()
+        self.head_selector = FittedComboBox()    # "head 2" whole at any zoom, in either language
         self.head_selector.setObjectName("weightHeadSelector")
 
         self.model = WeightTableModel(session, self)
         self.table = NumberTable("weightTable")
+        self.table.grows_by_stretch = True        # short of height, the rows scroll; the buttons stay whole
         self.table.setModel(self.model)
         self.table.setItemDelegate(_CellDelegate(self.table))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked

@@ -188,3 +188,46 @@ def test_options_and_checks_switch_language_live(qtbot, panel, session):
         i18n.install("en")
     settle(lambda: find(panel, QCheckBox, "configAttention").text() == "attention")
     assert session.undo_stack.count() == steps                 # retranslating changed nothing
+
+
+def combo_field_width(combo) -> int:
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    return combo.style().subControlRect(QStyle.CC_ComboBox, option, QStyle.SC_ComboBoxEditField, combo).width()
+
+
+def longest_item(combo) -> float:
+    from PySide6.QtGui import QFontMetricsF
+    metrics = QFontMetricsF(combo.font())
+    return max(metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count()))
+
+
+@pytest.mark.parametrize("first, then", [("en", "zh"), ("zh", "en")])
+def test_option_boxes_fit_their_longest_option_after_a_zoom_and_a_live_switch(qtbot, session, first, then):
+    """In a panel squeezed to its minimum width, every option box still shows its longest option
+    whole: at the larger text of presentation mode, and after a live switch of language (Qt
+    measures a combo box's minimum once, with the first font and texts)."""
+    from app import i18n
+    from app.widgets.appearance import appearance
+    from app.widgets.style import follow_appearance
+    from PySide6.QtWidgets import QApplication
+    follow_appearance(QApplication.instance())
+    names = ("configActivation", "configNorm", "configPlacement", "configMask")
+    i18n.install(first)
+    options = show(qtbot, ConfigPanel(session), 100, 300)     # narrower than it can be: at its minimum
+    try:
+        for presenting, language in ((False, first), (True, first), (True, then)):
+            appearance().set_presenting(presenting)
+            i18n.install(language)
+            options.resize(100, 300)
+            for name in names:
+                combo = find(options, QComboBox, name)
+                for position in range(combo.count()):
+                    combo.setCurrentIndex(position)
+                    settle(lambda: combo_field_width(combo) + 1 >= longest_item(combo))
+                assert combo.minimumSizeHint().width() >= longest_item(combo), (name, language, presenting)
+    finally:
+        appearance().set_presenting(False)
+        i18n.install("en")
+        options.close()

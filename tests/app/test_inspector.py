@@ -100,6 +100,7 @@ def zoom():
     from app.widgets.appearance import appearance
     yield appearance()
     appearance().set_zoom(1.0)
+    appearance().set_presenting(False)
 
 
 def eight_token_session():
@@ -133,6 +134,28 @@ def test_zoom_scales_the_cells_to_projector_size(qtbot, zoom):
     settle(lambda: all_rows_shown(widget.table))
     zoom.set_zoom(1.0)
     assert widget.table.fontInfo().pixelSize() == small
+
+
+@pytest.mark.parametrize("hook", ["hook_resid_post", "hook_mlp_out", "attn.hook_pattern"])
+@pytest.mark.parametrize("width", [300, 420])
+def test_given_its_wanted_height_the_explanation_shows_its_whole_text(qtbot, zoom, session, hook, width):
+    """The worked formula (10 to 15 lines in presentation mode at 300 px) does not scroll in the
+    height the inspector asks for at its width; three lines less and it would: the measure is
+    close enough for a layout to give the inspector the room it needs rather than make it scroll
+    (it counts the lines as wrapped beside a scroll bar, so a box that had one loses it)."""
+    zoom.set_presenting(True)                      # 16 px text, as a projector shows it
+    session.select(hook=hook)
+    widget = show(qtbot, Inspector(session), width, 900)
+    wanted = widget.wanted_height(width)
+    widget.resize(width, wanted)
+    explanation, table = widget.explanation, widget.table
+    rows = widget.model.rowCount()
+    settle(lambda: explanation.height() >= explanation.content_height() and all_rows_shown(table))
+    assert explanation.verticalScrollBar().maximum() == 0 and not explanation.verticalScrollBar().isVisible()
+    assert len(explanation.toPlainText().splitlines()) >= 4
+    assert rows <= 8 and table.height() >= table.content_height(rows)
+    widget.resize(width, wanted - 3 * explanation.fontMetrics().lineSpacing())
+    settle(lambda: explanation.verticalScrollBar().maximum() > 0)
 
 
 # --- large hooks: virtual, an overview, only changed cells repainted -------------------------

@@ -91,6 +91,74 @@ def test_a_step_that_names_editing_panels_shows_them_in_presentation_mode(blockl
     assert _layout(window) == before
 
 
+def _whole_on_screen(widget, window) -> bool:
+    """The widget lies inside every ancestor up to the window: nothing of it is cut off."""
+    from PySide6.QtCore import QPoint, QRect
+    rect = QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+    parent = widget.parentWidget()
+    while parent is not None and parent is not window:
+        if not QRect(parent.mapTo(window, QPoint(0, 0)), parent.size()).contains(rect):
+            return False
+        parent = parent.parentWidget()
+    return window.rect().contains(rect)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_at_a_projector_s_1024x768_the_worked_formula_shows_whole(blocklab_open, language):
+    """Presentation mode at 1024×768 puts each step's panels where their text fits: the
+    inspector's formula (up to 15 lines at step 5) never scrolls. It stays under the diagram when
+    it fits there (step 2); else it takes the right-hand column, with the step's options below it
+    or, when both do not fit, beside the plots (steps 5 and 9). Leaving puts everything back."""
+    from tests.app.helpers import settle
+    lab, window = _window(blocklab_open, language=language)
+    window.resize(1024, 768)
+    settle(lambda: window.width() == 1024)
+    before = _layout(window)
+    window.presentation.enter(full_screen=False)
+    panels, explanation = window.presentation.panels, window.inspector.explanation
+    for position, inspector_at, others in ((1, "home", {"weights": "home"}), (4, "right", {"config": "shelf"}),
+                                           (8, "right", {"weights": "shelf"}), (2, "right", {"weights": "home"})):
+        window.lessons.go(position)
+        settle(lambda: explanation.isVisible() and explanation.height() >= explanation.content_height())
+        assert panels.place_of("inspector") == inspector_at, position
+        assert {panel: panels.place_of(panel) for panel in others} == others, position
+        assert explanation.verticalScrollBar().maximum() == 0, position
+        for panel in ("inspector", *others):
+            box = panels.boxes[panel]
+            assert box.isVisible() and _whole_on_screen(box, window), (position, panel)
+        for button in panels.boxes["weights"].findChildren(QWidget, "weightFileButton"):
+            assert not button.isVisible() or _whole_on_screen(button, window), position
+    window.lessons.go(0)                                   # the caption as it was
+    window.presentation.leave()
+    assert _layout(window) == before
+    assert window.findChild(QWidget, "stepPanelsShelf") is None
+    assert window.inspector.parentWidget().parentWidget() is window.findChild(QSplitter, "bottomSplitter")
+
+
+def test_a_live_switch_of_language_places_the_panels_again(blocklab_open):
+    """Chinese and English formulas wrap differently: after a switch at a step, the panels are
+    placed again and the formula still shows whole, in a window that kept its size."""
+    from app import i18n
+    from tests.app.helpers import settle
+    lab, window = _window(blocklab_open)
+    window.resize(1024, 768)
+    settle(lambda: window.width() == 1024)
+    window.presentation.enter(full_screen=False)
+    explanation = window.inspector.explanation
+    try:
+        for position in (8, 4):
+            window.lessons.go(position)
+            for language in ("zh", "en"):
+                i18n.install(language)
+                settle(lambda: window.lesson_bar.leave.text() == ("退出演示（Esc）" if language == "zh"
+                                                                  else "Leave presentation (Esc)"))
+                settle(lambda: explanation.verticalScrollBar().maximum() == 0)
+                assert window.width() == 1024 and explanation.isVisible(), (position, language)
+    finally:
+        i18n.install("en")
+        window.presentation.leave()
+
+
 def test_step_keys_blank_and_spotlight_in_presentation_mode(blocklab_open):
     lab, window = _window(blocklab_open)
     presentation, lessons = window.presentation, window.lessons

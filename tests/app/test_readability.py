@@ -23,13 +23,9 @@ from tests.app.readability import AREAS, CONFIGS, walk_all
 
 pytestmark = pytest.mark.window
 
-VIEW_AREAS = {
-    # What remains (walk of 2026-12-01, branch readable), so whoever takes an area knows its causes:
-    "panels": "35 findings, all at r45 steps 2-9: (1) inspectorTable/weightTable (NumberTable) show a "
-              "partly visible last column when the columns overflow (1024 px: 4-6 columns of 79-91 px in "
-              "~290 px; 1920 px 150 %: weightTable); (2) inspectorExplanation (QPlainTextEdit) scrolls: "
-              "the worked formula is 1-3 lines taller than its box at both sizes; (3) configNorm / "
-              "configPlacement combo boxes 6-13 px too narrow at 1024 px en (step 5)",
+VIEW_AREAS: dict[str, str] = {
+    # An area whose engineers' work has not landed yet: {area: what remains and why}. Empty since
+    # the diagram's presentation layout and the panels' placement landed (2026-12-01).
 }
 
 _cache: dict = {}
