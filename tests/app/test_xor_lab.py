@@ -458,3 +458,38 @@ def test_an_edit_does_not_re_lay_out_the_plots(lab_panel, qtbot, part, view):
     cycle()                                                    # the widest texts once seen
     shapes = cycle()
     assert len(shapes) == 1
+
+
+def test_an_edit_paints_the_bias_plots_once_with_every_curve_in_view(lab_panel, qtbot):
+    """The y axes follow the curves without pyqtgraph's auto-range, which sets the range while the
+    plots paint and so paints them a second time, whole, on every edit."""
+    from PySide6.QtCore import QEvent, QObject
+
+    session, panel = lab_panel
+    panel.set_focus("bias")
+    part = panel.part("bias")
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                Paints.count += 1
+            return False
+
+    paints = Paints()
+    part.bias_view.viewport().installEventFilter(paints)
+    counts = []
+    for value in (2.0, -1.5, 0.25, 3.0, -2.0):
+        qtbot.wait(1)
+        Paints.count = 0
+        session.set_value("W_in", (0, 0), value)
+        qtbot.wait(5)
+        counts.append(Paints.count)
+        for plot, curves in ((part.bias_outputs_plot, part.bias_curves), (part.bias_mse_plot, [part.bias_mse_curve])):
+            low, high = plot.vb.viewRange()[1]
+            ys = np.concatenate([curve.getData()[1] for curve in curves if curve.isVisible()])
+            assert low <= ys.min() and ys.max() <= high
+            if plot is part.bias_outputs_plot:
+                assert low <= lab.THRESHOLD <= high                  # the dashed 0.5 line stays in view
+    assert max(counts) == 1
