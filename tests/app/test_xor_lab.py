@@ -493,3 +493,44 @@ def test_an_edit_paints_the_bias_plots_once_with_every_curve_in_view(lab_panel, 
             if plot is part.bias_outputs_plot:
                 assert low <= lab.THRESHOLD <= high                  # the dashed 0.5 line stays in view
     assert max(counts) == 1
+
+
+def test_live_numbers_re_lay_out_the_overview_alone(lab_panel, qtbot):
+    """An edit's new MSE and ŷ re-lay out the overview only: the layout request does not climb
+    through the lab to the window (one relayout per parent, each a pass of the event loop). A
+    table that really changes size still makes room."""
+    import dataclasses
+
+    from PySide6.QtCore import QEvent, QObject
+
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    content = panel.overview.parentWidget().parentWidget()      # the column above the fence
+
+    class Requests(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.LayoutRequest:
+                Requests.count += 1
+            return False
+
+    requests = Requests()
+    content.installEventFilter(requests)
+    values = [0.25 * (k - 4) + 0.125 for k in range(8)]
+    for value in values:                                     # the widest texts once seen
+        session.set_value("W_in", (0, 0), value)
+        qtbot.wait(1)
+    Requests.count = 0
+    for value in values:
+        session.set_value("W_in", (0, 0), value)
+        qtbot.wait(1)
+    assert Requests.count == 0
+    before = panel.overview.height()
+    s = session.scenario
+    longer = dataclasses.replace(s, tokens=s.tokens + ("好不好吃",), inputs=np.vstack([s.inputs, [[0.5, 0.5]]]),
+                                 targets=np.vstack([s.targets, [[0.0]]]))
+    session.load(longer)
+    qtbot.waitUntil(lambda: panel.overview.height() > before)
+    table = find(panel, QTableWidget, "xorTable")
+    assert table.rowCount() == 5 and panel.overview.geometry().contains(table.geometry())
