@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QWidget
 
 
 class SizeFence(QWidget):
-    """Holds `child` at its own size; its size hints are the child's."""
+    """Holds `child` at its own size; its size hints are the child's (read when the parent lays
+    out, so they are never stale then)."""
 
     def __init__(self, child: QWidget, parent: QWidget | None = None):
         super().__init__(parent)
@@ -21,10 +22,15 @@ class SizeFence(QWidget):
         self._hints = self._read()
 
     def _read(self) -> tuple:
+        """What the parent's layout allots the child by. A child with height-for-width gets its
+        height from that at the width it has, so its preferred size (which follows its texts,
+        number by number) is left out; its minimum size is not."""
         child = self.child
-        height = child.heightForWidth(self.width()) if child.hasHeightForWidth() else -1
-        return (child.sizeHint(), child.minimumSizeHint(), child.minimumSize(), child.maximumSize(), height,
-                child.sizePolicy())
+        if child.hasHeightForWidth():
+            preferred = child.heightForWidth(self.width())
+        else:
+            preferred = child.sizeHint()
+        return (preferred, child.minimumSizeHint(), child.minimumSize(), child.maximumSize(), child.sizePolicy())
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         return self.child.sizeHint()
