@@ -129,6 +129,12 @@ def steady_y_range(plot: pg.PlotItem, low: float, high: float, padding: float = 
     if shown is None or low < shown[0] or high > shown[1] or high - low < 0.5 * (shown[1] - shown[0]):
         plot._steady_y = (low, high)
         plot.setYRange(low, high, padding=padding)
+        # pyqtgraph applies a new range, and a line works out its new extent, when the plot
+        # paints; a line's new extent found then paints the plot a second time. Both now:
+        plot.vb.updateMatrix()
+        for item in plot.items:
+            if isinstance(item, pg.InfiniteLine):
+                item.boundingRect()
 
 
 def steady_plot_title(plot: pg.PlotItem, text: str) -> None:
