@@ -137,6 +137,7 @@ class XorLabPanel(LabPanel):
             self._dirty.update(LINEAR_PARTS)
             for text in self.findChildren(SteadyLabel):   # a new scenario: labels fit their text again
                 text.release()
+            self.overview.table.release()
         if change & Change.TRACE:
             self._trace_changed()
         if change & Change.SELECTION:
