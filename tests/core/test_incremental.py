@@ -294,7 +294,7 @@ def test_an_input_edit_recomputes_only_the_rows_that_see_it(count_full, options,
         differ = np.flatnonzero(np.any(after[hook] != before[hook], axis=tuple(
             a for a in range(after[hook].ndim) if a != token_axis)))
         assert set(differ) <= rows, hook
-        assert set(differ) >= ({6, 9} if hook != "attn.hook_attn_scores" or first is None else {6}), hook
+        assert set(differ) >= {6, 9}, hook
 
 
 @PROPERTY
