@@ -22,15 +22,25 @@ class SizeFence(QWidget):
         self._hints = self._read()
 
     def _read(self) -> tuple:
-        """What the parent's layout allots the child by. A child with height-for-width gets its
-        height from that at the width it has, so its preferred size (which follows its texts,
-        number by number) is left out; its minimum size is not."""
+        """The child's size constraints. A child with height-for-width gets its height from that
+        (see `_fit_height`), so its preferred size, which follows its texts number by number,
+        is left out; its minimum size is not."""
         child = self.child
-        if child.hasHeightForWidth():
-            preferred = child.heightForWidth(self.width())
-        else:
-            preferred = child.sizeHint()
+        preferred = None if child.hasHeightForWidth() else child.sizeHint()
         return (preferred, child.minimumSizeHint(), child.minimumSize(), child.maximumSize(), child.sizePolicy())
+
+    def _fit_height(self) -> bool:
+        """Keep the fence's minimum height at the child's height for the width it has: a layout
+        squeezing a widget that has no layout of its own would go below it (the child's wrapped
+        texts would overlap). True if it changed (the parent is then asked again)."""
+        child = self.child
+        if not child.hasHeightForWidth() or self.width() <= 0:
+            return False
+        needed = max(child.heightForWidth(self.width()), 0)
+        if needed == self.minimumHeight():
+            return False
+        self.setMinimumHeight(needed)
+        return True
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         return self.child.sizeHint()
@@ -47,15 +57,22 @@ class SizeFence(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self.child.setGeometry(self.rect())
-        self._hints = self._read()
+        self._fit_height()                        # a new width: maybe another height
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.LayoutRequest:
-            hints = self._read()
-            if hints != self._hints:               # the child wants another size: ask the parent
-                self._hints = hints
-                if self.sizePolicy() != hints[-1]:
-                    self.setSizePolicy(hints[-1])
-                self.updateGeometry()
+            self._pass_on()
             return True
+        if event.type() == QEvent.Type.Show:      # hidden, it heard no request: look again
+            self._pass_on()
         return super().event(event)
+
+    def _pass_on(self) -> None:
+        """Ask the parent for another size if the child wants one."""
+        hints, changed = self._read(), False
+        if hints != self._hints:
+            self._hints, changed = hints, True
+            if self.sizePolicy() != hints[-1]:
+                self.setSizePolicy(hints[-1])
+        if not self._fit_height() and changed:
+            self.updateGeometry()
