@@ -53,7 +53,6 @@ class LiveBlock:
         self._owned: dict[int, weakref.ref] = {}       # id → the arrays this block allocated
         self._handed: list[weakref.ref] = []           # views handed out in snapshots
         self._dirty: dict[str, list] = {}              # cells changed since the trace: {tensor: [cells]}
-        self._full = False                             # ... only a full forward brings the trace back
         self.stale = False                             # the trace or the mse is not of these arrays
         self.serial = next(_SERIALS)                   # the number of the last in-place write (see writes_since)
         self._floor = self.serial                      # every write numbered above this is in the log
@@ -167,9 +166,7 @@ class LiveBlock:
     # --- the trace -----------------------------------------------------------------------------
     def _mark(self, tensor: str, cells: object) -> None:
         self.stale = True
-        if tensor == INPUTS:
-            self._full = True                         # every hook depends on the inputs
-        elif tensor != TARGETS:                       # targets: only the mse depends on them
+        if tensor != TARGETS:                         # targets: only the mse depends on them
             self._dirty.setdefault(tensor, []).append(cells)
 
     def mark_differences(self, state: State) -> bool:
@@ -193,7 +190,7 @@ class LiveBlock:
             if len(parts) == 1 and isinstance(parts[0], tuple) and parts[0][0].size <= LISTED_CELLS:
                 changes[name] = list(zip(*(axis.tolist() for axis in parts[0])))
                 continue
-            mask = np.zeros(self.weights[name].shape, dtype=bool)
+            mask = np.zeros(self.live(name).shape, dtype=bool)
             for part in parts:
                 mask[part] = True
             changes[name] = mask
@@ -205,7 +202,6 @@ class LiveBlock:
         bit-identical to core.block.forward."""
         config, weights, inputs = (self.config, self.weights, self.inputs) if state is None else \
             (state.config, state.weights, state.inputs)
-        full = full or self._full
         if full or self._dirty and forward_work(config, np.shape(inputs)[0]) < SMALL_WORK:
             trace = forward(config, weights, inputs)
             return EditedTrace(dict(trace.items()), trace, full=True)
@@ -214,7 +210,7 @@ class LiveBlock:
         return recompute(config, weights, inputs, self.trace, self._changes())
 
     def forget_changes(self) -> None:
-        self._dirty, self._full = {}, False
+        self._dirty = {}
 
     def commit(self, trace: Trace) -> None:
         """`trace` is the trace of the current arrays: keep it, and the mse."""

@@ -16,10 +16,14 @@ What an edit recomputes (everything else is the previous trace's array, shared):
   everything after it (the whole FFN sub-layer: its input changes on every token).
 - `ln1.w/b`, `ln2.w/b`: the norm's output (its scale and normalized value do not depend on
   them), then what follows.
+- `inputs` (alone, without a weight edit at the same time): every hook in the rows that can see
+  an edited row, and nothing else — the edited rows in a block without attention (it is
+  position-wise), every row from the first edited one on under a causal mask (row i attends
+  to rows ≤ i only). Under a full mask every row attends to the edited one: the full forward.
 - `trace_after` (what the Session calls) reruns the full forward for a block under
   SMALL_WORK multiply-adds (lesson sizes: it is as fast, and bit-identical).
-- `inputs`, a config change, and anything this module does not know (a config option it was
-  not written for set away from its default, a weight or a hook it does not know): the full
+- A config change, and anything this module does not know (a config option it was not written
+  for set away from its default, a weight or a hook it does not know): the full
   `core.block.forward`. New engine features therefore work, only not incrementally.
 
 Rank-k updates of hook_mlp_out accumulate rounding (about one ulp per update); after
@@ -154,7 +158,9 @@ def supports(config: BlockConfig) -> bool:
 
 
 def _can_update(config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np.ndarray,
-                previous: Trace, names: Iterable[str]) -> bool:
+                previous: Trace, names: Iterable[str], edited_rows: np.ndarray | None = None) -> bool:
+    """Whether `previous` can be updated for an edit of `names`; `edited_rows`: input rows that
+    may differ from the previous trace's (every other row must be the same)."""
     names = set(names)
     if not supports(config) or not names <= KNOWN_TENSORS or not names <= set(weights):
         return False
@@ -164,9 +170,14 @@ def _can_update(config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: 
         return False
     T = np.shape(inputs)[0]
     resid_pre = previous["hook_resid_pre"]
-    return (resid_pre.shape == np.shape(inputs) and previous["mlp.hook_pre"].shape == (T, config.d_ff)
-            and previous["hook_mlp_out"].shape == (T, config.output_width)
-            and np.array_equal(resid_pre, inputs))
+    if not (resid_pre.shape == np.shape(inputs) and previous["mlp.hook_pre"].shape == (T, config.d_ff)
+            and previous["hook_mlp_out"].shape == (T, config.output_width)):
+        return False
+    if edited_rows is None:
+        return np.array_equal(resid_pre, inputs)
+    kept = np.ones(T, dtype=bool)
+    kept[edited_rows] = False
+    return np.array_equal(resid_pre[kept], np.asarray(inputs)[kept])
 
 
 # --- the pieces of the block, written as core.block writes them -----------------------------
@@ -287,6 +298,8 @@ def recompute(config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np
     that changed: a boolean mask of its shape, a list of index tuples, or None (any cell).
     Cells outside `changes` must be unchanged; what cannot be updated runs the full forward.
     """
+    if INPUTS in changes:
+        return _input_rows(config, weights, inputs, previous, changes)
     if not _can_update(config, weights, inputs, previous, changes):
         return _full(config, weights, inputs)
     masks = {name: _mask(cells, np.shape(weights[name])) for name, cells in changes.items()}
@@ -372,6 +385,73 @@ def recompute(config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np
     hooks = {name: new[name] if name in new else old[name] for name in old}
     recomputed = [name for name in new if new[name] is not old[name]]
     return EditedTrace(hooks, recomputed, full=False, updates=updates)
+
+
+def _input_rows(config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np.ndarray, previous: Trace,
+                changes: Mapping[str, object]) -> EditedTrace:
+    """An edit of input cells alone: each hook's rows that can see an edited row are recomputed
+    (as core.block computes them, on those rows), its other rows are the previous trace's."""
+    inputs = np.asarray(inputs, dtype=np.float64)
+    edited = _along(_mask(changes[INPUTS], inputs.shape), 0)
+    T = inputs.shape[0]
+    if config.attention and config.mask != "causal":
+        rows = np.arange(T)                                 # every row attends to the edited ones
+    elif config.attention:
+        rows = np.arange(edited[0], T) if edited.size else edited
+    else:
+        rows = edited                                       # position-wise: the edited rows alone
+    if (set(changes) != {INPUTS} or rows.size == T
+            or not _can_update(config, weights, inputs, previous, (), edited_rows=edited)):
+        return _full(config, weights, inputs)
+    if rows.size == 0:
+        return EditedTrace(dict(previous.items()), (), full=False, updates=getattr(previous, "updates", 0))
+    weights = {name: np.asarray(value, dtype=np.float64) for name, value in weights.items()}
+    old = previous
+    part: dict[str, np.ndarray] = {}                        # row-wise hooks, on `rows` only
+    new: dict[str, np.ndarray] = {"hook_resid_pre": np.array(inputs)}
+    x = inputs[rows]
+    if config.attention:
+        attn_in = _norm(part, "ln1", config, weights, x) if config.pre_norm else x
+        attn_out = _causal_rows(new, old, config, weights, attn_in, rows)
+        summed = x + attn_out if config.residual else attn_out
+        mid = _norm(part, "ln1", config, weights, summed) if config.post_norm else summed
+    else:
+        mid = x
+    part["hook_resid_mid"] = mid
+    mlp_in = _norm(part, "ln2", config, weights, mid) if config.pre_norm else mid
+    mlp_out = _mlp(part, config, weights, mlp_in)
+    summed = mid + mlp_out if config.residual else mlp_out
+    part["hook_resid_post"] = _norm(part, "ln2", config, weights, summed) if config.post_norm else summed
+    for name, values in part.items():
+        array = np.array(old[name])
+        array[rows] = values
+        new[name] = array
+    hooks = {name: new.get(name, old[name]) for name in old}
+    return EditedTrace(hooks, new, full=False, updates=getattr(old, "updates", 0))
+
+
+def _causal_rows(new: dict, old: Trace, config: BlockConfig, weights: Mapping, x: np.ndarray,
+                 rows: np.ndarray) -> np.ndarray:
+    """Causal attention for `rows` (every row from the first edited one to the last) from their
+    new inputs x; the earlier rows' keys and values are the previous trace's. Returns attn_out's
+    rows; the attention hooks, copied with these rows recomputed, go into `new`."""
+    names = ("attn.hook_q", "attn.hook_k", "attn.hook_v", "attn.hook_attn_scores", "attn.hook_pattern",
+             "attn.hook_z", "attn.hook_result")
+    q, k, v, scores, pattern, z, result = (np.array(old[name]) for name in names)
+    blocked = causal_mask(old["attn.hook_q"].shape[1])[rows]
+    for h in range(config.n_heads):
+        q[h, rows] = x @ weights["W_Q"][h] + weights["b_Q"][h]
+        k[h, rows] = x @ weights["W_K"][h] + weights["b_K"][h]
+        v[h, rows] = x @ weights["W_V"][h] + weights["b_V"][h]
+        scores[h, rows] = np.where(blocked, -np.inf, q[h, rows] @ k[h].T / np.sqrt(config.d_head))
+        pattern[h, rows] = softmax(scores[h, rows])
+        z[h, rows] = pattern[h, rows] @ v[h]
+        result[h, rows] = z[h, rows] @ weights["W_O"][h]
+    attn_out = np.array(old["hook_attn_out"])
+    attn_out[rows] = result[:, rows].sum(axis=0) + weights["b_O"]
+    new.update(zip(names, (q, k, v, scores, pattern, z, result)))
+    new["hook_attn_out"] = attn_out
+    return attn_out[rows]
 
 
 def _full(config: BlockConfig, weights: Mapping[str, np.ndarray], inputs: np.ndarray) -> EditedTrace:

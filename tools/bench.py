@@ -4,6 +4,7 @@ lesson, and at every size up to a GPT-2-small layer.
     QT_QPA_PLATFORM=offscreen python tools/bench.py [--edits 300] [--step-edits 40]
     QT_QPA_PLATFORM=offscreen python tools/bench.py --no-lessons          # the default block only
     QT_QPA_PLATFORM=offscreen python tools/bench.py --lesson c4 --paints  # one lesson, paints per widget
+    QT_QPA_PLATFORM=offscreen python tools/bench.py --lesson c4-ffn --step 6 --profile 25   # where one step's time goes
     QT_QPA_PLATFORM=offscreen python tools/bench.py --size gpt2-small
     QT_QPA_PLATFORM=offscreen python tools/bench.py --size all
 
@@ -21,7 +22,9 @@ Without --size (the default path), in one window of 1280x800:
    where the step shows a lab, the shown lab part's own main control (its first visible slider,
    else spin box) — p50/p95 wall and CPU for each, until the last repaint (a background worker
    the edit starts is waited for: its result's paint is part of the edit). Then the worst step,
-   and the last line `worst_edit_to_paint_p95_ms=<number>`.
+   and the last line `worst_edit_to_paint_p95_ms=<number>`. `--step K` (with --lesson) measures
+   step K only; `--profile N` runs each step's edits under cProfile and prints its N most costly
+   functions (own time, and cumulative) — the figures under the profiler are not the bench's.
 Target (issue 13): worst p95 ≤ 16 ms and median ≤ 8 ms (one frame at 60 Hz). On a loaded machine
 compare the CPU figures and the ratios.
 
@@ -63,7 +66,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # as main.py: before NumPy loads
 
+import cProfile  # noqa: E402
 import gc  # noqa: E402
+import pstats  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
 
@@ -318,13 +323,18 @@ def settle_all(app, counter, session, workers, limit_s: float = 10.0) -> None:
             time.sleep(0.0005)
 
 
-def timed_edits(app, counter, session, workers, edit, count: int):
-    """`edit(step)` `count` times: wall and CPU ms until the last repaint it caused."""
+def timed_edits(app, counter, session, workers, edit, count: int, profiler=None):
+    """`edit(step)` `count` times: wall and CPU ms until the last repaint it caused (under
+    `profiler`, a cProfile.Profile, if given)."""
     wall, cpu = [], []
     for step in range(count):
         start, clock = time.perf_counter(), time.process_time()
+        if profiler is not None:
+            profiler.enable()
         edit(step)
         settle_all(app, counter, session, workers)
+        if profiler is not None:
+            profiler.disable()
         end = counter.last_paint if counter.last_paint is not None and counter.last_paint >= start else start
         wall.append(max(end, start) - start)
         cpu.append(time.process_time() - clock)
@@ -382,6 +392,18 @@ def lab_control(window):
                 name = control.objectName() or type(control).__name__
                 return name, lambda step, c=control, v=values: c.setValue(v[step % len(v)])
     return None
+
+
+def print_profile(profiler, rows: int, edits: int) -> None:
+    """The `rows` functions with the most own time, then the most cumulative time, per edit."""
+    stats = pstats.Stats(profiler)
+    for key, title in (("tottime", "own"), ("cumtime", "cumulative")):
+        entries = sorted(stats.stats.items(), key=lambda item: -item[1][2 if key == "tottime" else 3])[:rows]
+        print(f"      profile, {title} time per edit (ms):", flush=True)
+        for (filename, line, name), (_calls, count, own, cumulative, _callers) in entries:
+            where = filename.replace(str(ROOT) + "/", "")
+            print(f"        {(own if key == 'tottime' else cumulative) * 1000.0 / edits:7.3f}  "
+                  f"{count / edits:7.1f} calls  {name}  {where}:{line}", flush=True)
 
 
 def report_line(out, label: str, wall, cpu, base) -> float:
@@ -459,6 +481,8 @@ def default_block(args) -> int:
         lesson = window.lessons.lesson
         out.note(f"{path.stem} ({len(lesson.steps)} steps)")
         for index, step in enumerate(lesson.steps):
+            if args.step is not None and index != args.step:
+                continue
             window.lessons.go(index)
             for _ in range(3):
                 app.processEvents()
@@ -471,9 +495,12 @@ def default_block(args) -> int:
                 edits.append(("lab " + control[0], control[1]))
             for kind, edit in edits:
                 counter.counts.clear()
-                wall, cpu = timed_edits(app, counter, session, workers, edit, args.step_edits)
+                profiler = cProfile.Profile() if args.profile else None
+                wall, cpu = timed_edits(app, counter, session, workers, edit, args.step_edits, profiler)
                 label = f"{path.stem}.{index}.{step.id} {kind}"
                 report_line(out, label, wall, cpu, base)
+                if profiler is not None:
+                    print_profile(profiler, args.profile, len(wall))
                 results.append((label, percentile_ms(wall, 50), percentile_ms(wall, 95),
                                 percentile_ms(cpu, 50), percentile_ms(cpu, 95)))
                 if args.paints:
@@ -681,6 +708,9 @@ def main() -> int:
                         help="seconds of edits per size at most (at least 10 edits; default 30)")
     parser.add_argument("--step-edits", type=int, default=40, help="edits per lesson step (default 40)")
     parser.add_argument("--lesson", default=None, help="only lessons whose file name contains this (comma list)")
+    parser.add_argument("--step", type=int, default=None, help="with --lesson: only step K (0-based)")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="profile each step's edits (cProfile) and print its N most costly functions")
     parser.add_argument("--no-lessons", action="store_true", help="the default block only (as before issue 13)")
     parser.add_argument("--paints", action="store_true", help="print paints per edit by widget for each step")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per part before it is stopped")

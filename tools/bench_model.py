@@ -29,10 +29,11 @@ def surfaces(part: QWidget) -> list[QWidget]:
     for widget in part.findChildren(QWidget):
         if not widget.isVisible():
             continue
-        if widget.objectName() in ("modelNeuronText", "modelTypeText") or widget.objectName() == "qt_scrollarea_viewport":
+        if widget.objectName() in ("modelNeuronText", "modelTypeText", "modelSnippets") \
+                or widget.objectName() == "qt_scrollarea_viewport":
             found.append(widget)
         elif isinstance(widget, QLabel) and widget.objectName() in ("modelNeuronTextLegend", "modelTypeInfo",
-                                                                     "modelPredictionsTitle", "modelSnippets"):
+                                                                     "modelPredictionsTitle"):
             found.append(widget)
     return found
 

@@ -101,8 +101,11 @@ def quiet_plot(plot: pg.PlotItem, tick_points: float) -> pg.PlotItem:
     panning: a learner cannot lose the view."""
     for side in ("left", "bottom"):
         plot.getAxis(side).setTickFont(font(tick_points))
-        plot.getAxis(side).enableAutoSIPrefix(False)
         minus_ticks(plot.getAxis(side))
+    for side in ("left", "bottom", "top", "right"):
+        # hidden axes too: with the prefix on, every range change re-sets the axis label's HTML
+        # and its size limits, and the plot is laid out (and repainted) again
+        plot.getAxis(side).enableAutoSIPrefix(False)
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.setMouseEnabled(x=False, y=False)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.block import forward
+from core.block import causal_mask, forward
 from core.config import BlockConfig, weight_shapes
+from core.functions import quiet, softmax
 from core.params import ffn_parameters
 from core.formats.scenario import Scenario
 from core.weights import adapt_weights
@@ -314,7 +315,33 @@ def first_token_scaling(scenario: Scenario, scales: np.ndarray = SCALE_GRID,
     """
     scales = np.asarray(scales, dtype=np.float64)
     late = min(late_token, len(scenario.tokens) - 1)
-    rows = [scaled_attention_rows(scenario, float(scale), late) for scale in scales]   # the block's own forward
-    first = np.array([row[0] for row in rows])
-    later = np.array([row[1] for row in rows])
+    config = _scaling_config(scenario.config)
+    if not config.attention:
+        raise ValueError("scenario: expected a block with attention")
+    if config.qk_norm or config.attn_gate or config.positional != "none":
+        rows = [scaled_attention_rows(scenario, float(scale), late) for scale in scales]   # the block's own forward
+        first = np.array([row[0] for row in rows])
+        later = np.array([row[1] for row in rows])
+    else:
+        inputs = np.repeat(np.asarray(scenario.inputs, dtype=np.float64)[None], len(scales), axis=0)   # (S, T, d)
+        inputs[:, 0] = inputs[:, 0] * scales[:, None]
+        out = _attention_outputs(config, scenario.weights, inputs)
+        first, later = out[:, 0].copy(), out[:, late].copy()
     return ScalingResult(scales, first, later, late, second_difference(first), second_difference(later))
+
+
+@quiet
+def _attention_outputs(config: BlockConfig, weights, inputs: np.ndarray) -> np.ndarray:
+    """hook_attn_out (S×T×d) of S input tables (S×T×d) at once, step by step as core.block.forward
+    computes it for one (plain attention: no QK-Norm, output gate or rotary positions)."""
+    weights = {name: np.asarray(value, dtype=np.float64) for name, value in weights.items()}
+    S, T, _d = inputs.shape
+    blocked = causal_mask(T) if config.mask == "causal" else np.zeros((T, T), dtype=bool)
+    result = np.empty((S, config.n_heads, T, config.d_model))
+    for h in range(config.n_heads):
+        q = inputs @ weights["W_Q"][h] + weights["b_Q"][h]                                   # (S, T, dh)
+        k = inputs @ weights["W_K"][h] + weights["b_K"][h]
+        v = inputs @ weights["W_V"][h] + weights["b_V"][h]
+        scores = np.where(blocked, -np.inf, q @ k.swapaxes(1, 2) / np.sqrt(config.d_head))  # (S, T, T)
+        result[:, h] = (softmax(scores) @ v) @ weights["W_O"][h]                            # (S, T, d)
+    return result.sum(axis=1) + weights["b_O"]

@@ -16,7 +16,7 @@ from core.analysis import with_value
 from core.block import Trace, Weights, forward, mse
 from core.config import BlockConfig
 from core.fit import least_squares
-from core.functions import activate
+from core.functions import activate, quiet
 from core.numbers import MINUS, format_number, parenthesized
 
 PARAMETERS = ("a", "b", "c")          # ŷ = a·p + b·n + c
@@ -252,18 +252,44 @@ class BiasSweep:
     mse: np.ndarray          # the MSE at each value (N)
 
 
+def _is_bare_ffn(config: BlockConfig) -> bool:
+    """The block is one position-wise FFN and nothing else (the lab's block, at any width)."""
+    return not (config.attention or config.residual or config.gated) and config.norm == "none"
+
+
+@quiet
+def outputs_over_bias(config: BlockConfig, weights: Weights, inputs: np.ndarray, neuron: int,
+                      values: np.ndarray) -> np.ndarray:
+    """The block output (N×T×d_out) with b_in[neuron] set to each of `values` (N).
+
+    The bare FFN (the lab's block) is evaluated for every value at once, step by step as
+    core.block.forward computes it (x·W_in + b_in, the activation, h·W_out + b_out), so each
+    value's output equals that forward's; any other block runs one forward per value."""
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    if not _is_bare_ffn(config):
+        outputs = [forward(config, with_value(config, weights, inputs, "b_in", (neuron,), float(v))[0],
+                           inputs).output for v in values]
+        return np.array(outputs).reshape(len(values), *np.shape(inputs)[:1], config.output_width)
+    x = np.asarray(inputs, dtype=np.float64)
+    b_in = np.repeat(np.asarray(weights["b_in"], dtype=np.float64)[None, :], len(values), axis=0)   # (N, F)
+    b_in[:, neuron] = values
+    pre = (x @ np.asarray(weights["W_in"], dtype=np.float64))[None] + b_in[:, None, :]                # (N, T, F)
+    hidden = activate(config.activation, pre)
+    return hidden @ np.asarray(weights["W_out"], dtype=np.float64) + np.asarray(weights["b_out"], dtype=np.float64)
+
+
 def bias_sweep(config: BlockConfig, weights: Weights, inputs: np.ndarray, targets: np.ndarray,
                neuron: int = 1, values: np.ndarray | None = None) -> BiasSweep:
     """Every row's output and the MSE as b_in[neuron] takes each value (default −1…0, 101 points)."""
     values = np.linspace(*BIAS_RANGE, 101) if values is None else np.asarray(values, dtype=np.float64)
-    outputs = np.empty((len(values), len(inputs)))
-    errors = np.empty(len(values))
-    y = _flat(targets)
-    for k, value in enumerate(values):
-        changed, _ = with_value(config, weights, inputs, "b_in", (neuron,), float(value))
-        outputs[k] = forward(config, changed, inputs).output[:, 0]
-        errors[k] = mse(outputs[k], y)
-    return BiasSweep(values, outputs, errors)
+    outputs = outputs_over_bias(config, weights, inputs, neuron, values)[:, :, 0]        # (N, T)
+    error = outputs - _flat(targets)[None, :]
+    return BiasSweep(values, outputs, np.mean(error * error, axis=1))
+
+
+def _right_in_sweep(outputs: np.ndarray, targets: np.ndarray, threshold: float = THRESHOLD) -> np.ndarray:
+    """verdicts() of each value's outputs (N×T → N×T)."""
+    return (np.asarray(outputs, dtype=np.float64) > threshold) == says_yes(targets, threshold)[None, :]
 
 
 @dataclass(frozen=True)
@@ -299,35 +325,28 @@ def first_to_flip(config: BlockConfig, weights: Weights, inputs: np.ndarray, tar
     fire on them, taking 2·(1 + b) off their output of 1); 不好吃 only goes further below 0.5.
     """
     y = _flat(targets)
-
-    def right_at(value: float) -> np.ndarray:
-        changed, _ = with_value(config, weights, inputs, "b_in", (neuron,), float(value))
-        return verdicts(forward(config, changed, inputs).output, y)
-
     if sweep is None:
         sweep = bias_sweep(config, weights, inputs, targets, neuron, np.linspace(start, stop, points))
     grid = sweep.values
-    right = np.array([verdicts(outputs, y) for outputs in sweep.outputs])   # (points, T)
+    right = _right_in_sweep(sweep.outputs, y)                    # (points, T)
     if not right[0].all():
         return Flip(tuple(int(r) for r in np.flatnonzero(~right[0])), float(start), True)
-    crossings: dict[int, float] = {}
-    for row in range(right.shape[1]):
-        wrong = np.flatnonzero(~right[:, row])
-        if wrong.size == 0:
-            continue
-        low, high = grid[wrong[0] - 1], grid[wrong[0]]
-        for _ in range(45):                                     # bisect to ~1e-15
-            middle = 0.5 * (low + high)
-            if right_at(middle)[row]:
-                low = middle
-            else:
-                high = middle
-        crossings[row] = float(high)
-    if not crossings:
+    wrong = ~right
+    rows = np.flatnonzero(wrong.any(axis=0))                     # the rows that go wrong somewhere
+    if rows.size == 0:
         return None
-    first = min(crossings.values())
-    rows = tuple(row for row, value in crossings.items() if value - first <= 1e-9)
-    return Flip(rows, first, False)
+    first_wrong = np.argmax(wrong[:, rows], axis=0)
+    low, high = grid[first_wrong - 1], grid[first_wrong]
+    row_yes = says_yes(y)[rows]
+    for _ in range(45):                                          # bisect every row's crossing to ~1e-15
+        middle = 0.5 * (low + high)
+        outputs = outputs_over_bias(config, weights, inputs, neuron, middle)        # (rows, T, d_out)
+        at_middle = outputs.reshape(len(rows), -1)[np.arange(len(rows)), rows]
+        still_right = (at_middle > THRESHOLD) == row_yes
+        low = np.where(still_right, middle, low)
+        high = np.where(still_right, high, middle)
+    first = float(high.min())
+    return Flip(tuple(int(row) for row, value in zip(rows, high) if value - first <= 1e-9), first, False)
 
 
 # --- how one sentence is computed, neuron by neuron ---------------------------------------------
@@ -418,8 +437,7 @@ def output_formula(weights: Weights) -> str:
 
 def always_right(sweep: BiasSweep, targets: np.ndarray) -> np.ndarray:
     """Per row: right (ŷ cut at 0.5) at every value of the sweep."""
-    y = _flat(targets)
-    return np.all([verdicts(outputs, y) for outputs in sweep.outputs], axis=0)
+    return _right_in_sweep(sweep.outputs, targets).all(axis=0)
 
 
 def lit_rows(hidden: np.ndarray, threshold: float = THRESHOLD) -> np.ndarray:

@@ -291,6 +291,31 @@ def test_the_plots_follow_an_edit_of_the_open_block(qtbot, block):
     assert expected.first[-1, 0] == pytest.approx(2 * 1.5 * 1.0)   # s = 2, x₁[0] = 1, W_V·W_O = 1.5
 
 
+def test_an_ffn_weight_edit_leaves_the_attention_scaling_as_it_is(qtbot, block, monkeypatch):
+    """The scaling demo reads the inputs and the attention weights: an edit of W_in or a norm
+    recomputes and redraws nothing there; an input or attention edit (or its undo) does."""
+    session, panel = block
+    panel.set_focus("misconceptions")
+    qtbot.waitUntil(lambda: panel.misconceptions.result is not None)       # drawn once
+    import app.labs.ffn_page.source as page
+    runs = []
+    real = page.first_token_scaling
+    monkeypatch.setattr(page, "first_token_scaling", lambda *a, **k: (runs.append(1), real(*a, **k))[1])
+    shown = panel.misconceptions.result
+    for tensor, index, value in (("W_in", (0, 0), 2.5), ("b_out", (1,), -0.5), ("ln2.w", (0,), 0.5)):
+        assert session.set_value(tensor, index, value)
+    assert runs == [] and panel.misconceptions.result is shown
+    for tensor, index, value in (("inputs", (0, 1), 3.0), ("b_O", (2,), 0.25)):
+        assert session.set_value(tensor, index, value)
+        np.testing.assert_array_equal(panel.misconceptions.first_curves[1].getData()[1],
+                                      first_token_scaling(session.scenario).first[:, 1])
+    assert len(runs) == 2
+    session.undo_stack.undo()
+    assert len(runs) == 3
+    np.testing.assert_array_equal(panel.misconceptions.late_curves[2].getData()[1],
+                                  first_token_scaling(session.scenario).late[:, 2])
+
+
 def test_hidden_parts_do_not_recompute_on_an_edit(qtbot, block, monkeypatch):
     session, panel = block
     panel.set_focus("formula")

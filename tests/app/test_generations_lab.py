@@ -251,6 +251,20 @@ def test_gain_decay(qtbot):
     assert f"= {reference.plain_gain[-1]:.3f}" in part.result.text()
 
 
+
+def test_a_new_learning_rate_redraws_the_numbers_not_the_words(qtbot):
+    """A spin box edit sets the curves and the result sentence; the legend is not rebuilt (that
+    re-lays out the plot on every step of the spin box)."""
+    from app.labs.generations.gain import GainDecayPart
+    part = show(qtbot, GainDecayPart(), 900, 600)
+    legend = [label for _sample, label in part.plot_item.legend.items]
+    part.lr.setValue(2e-3)
+    assert all(a is b for a, b in zip(legend, [label for _sample, label in part.plot_item.legend.items]))
+    assert [label.text for label in legend] == ["plain gain g", "zero-centred gain 1 + w"]
+    reference = core.gain_decay(10_000, 2e-3, 0.1)
+    assert np.allclose(part.centred_curve.getData()[1], reference.zero_centered_gain)
+    assert f"lr = 0.002 and λ = 0.1: g = (1 − 0.0002)^10,000 = {reference.plain_gain[-1]:.3f}" in part.result.text()
+
 # --- the parameter calculator ------------------------------------------------------------------------
 def counts(part) -> dict[str, str]:
     table = part.counts

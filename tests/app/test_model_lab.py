@@ -16,6 +16,7 @@ from app.labs.model import state as state_module
 from app.labs.model.state import ModelLabState, shared_model
 from core.labs import model_lab as lab
 from core.model import DEFAULT_MODEL, Ablation, Cancelled
+from core.numbers import format_number
 from tests.app.helpers import make_session, settle, show
 from tests.core.test_model import synthetic_arrays
 
@@ -101,8 +102,21 @@ def test_the_neuron_view_tints_the_text_ranks_and_follows_clicks(qtbot, tiny_pat
     rows = find(panel, QComboBox, "modelHeatRows")
     rows.setCurrentIndex(rows.findData("all"))
     assert heatmap.rows == tuple(range(model.config.d_ff)) and heatmap.values.shape == (24, len(text.chars))
-    # The top snippets of the chosen neuron.
-    assert "⟶" in find(panel, QLabel, "modelSnippets").text()
+    # The top snippets of the chosen neuron, each tinted by it; a snippet's arrow shows its place.
+    snippets = panel.findChild(object, "modelSnippets")
+    found = state.snippets()
+    assert found and len(snippets.lines) == len(found) and snippets.text().count("⟶") == len(found)
+    for line, expected in zip(snippets.lines, found):
+        assert line.chars == expected.chars and np.array_equal(line.values, expected.values)
+        assert line.value == format_number(expected.snippet.value, 1) and line.peak == expected.peak
+    target = found[-1].snippet.position
+    for page in range(state.pages()):                        # a page that does not show it
+        state.set_page(page)
+        if not state.page_bounds()[0] <= target < state.page_bounds()[1]:
+            break
+    assert not state.page_bounds()[0] <= target < state.page_bounds()[1]
+    qtbot.mouseClick(snippets, Qt.MouseButton.LeftButton, pos=snippets.arrows()[-1].center())
+    assert state.page_bounds()[0] <= target < state.page_bounds()[1]
     close(panel)
 
 

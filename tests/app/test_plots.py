@@ -55,6 +55,26 @@ def test_hidden_units_and_mse_follow_an_edit(plots, session):
     assert pre_item.levels[0] == -pre_item.levels[1]
 
 
+def test_a_hidden_panel_redraws_nothing_until_it_is_shown(plots, session, monkeypatch):
+    """A lab step fills the window and hides the plots: an edit then costs them nothing, and shown
+    again they show the block as it is now."""
+    plots.show_tab("hidden")
+    tab = plots.hidden_tab
+    redraws = []
+    original = tab.refresh
+    monkeypatch.setattr(tab, "refresh", lambda: (redraws.append(1), original())[1])
+    plots.hide()
+    session.set_value("W_in", (0, 1), 2.5)
+    session.set_value("W_in", (1, 2), -1.5)
+    assert redraws == []
+    plots.show()
+    assert redraws                                          # shown: drawn as the block is now
+    np.testing.assert_array_equal(image_of(tab.pre_image), session.trace["mlp.hook_pre"].astype(np.float32))
+    shown = len(redraws)
+    session.set_value("W_in", (0, 1), 0.5)                  # on screen: redrawn at once
+    assert len(redraws) == shown + 1
+
+
 def test_patterns_per_head_and_the_causal_mask(plots, session):
     images = [plots.pattern_image(h) for h in range(session.config.n_heads)]
     pattern = session.trace["attn.hook_pattern"]

@@ -100,6 +100,31 @@ def test_inputs_config_changes_and_loads_run_the_full_forward(session):
     assert not session.trace.full
 
 
+def test_an_input_edit_of_a_causal_block_recomputes_the_later_rows(qapp):
+    """GPT-style (causal): editing token 5's input leaves tokens 0–4 as they were; undo and redo
+    of it, and a drag of it, are incremental too."""
+    session = Session(random_scenario(8, 128, 2, 32, 512, seed=3, mask="causal", norm_placement="pre",
+                                      activation="gelu_tanh", targets=True))
+    before = session.trace
+    assert session.set_value(INPUTS, (5, 40), 2.5)
+    after = session.trace
+    assert not after.full
+    assert_agrees(after, session.state)
+    for name in before:
+        rows = (slice(None), slice(0, 5)) if name.startswith("attn.") else (slice(0, 5),)
+        np.testing.assert_array_equal(after[name][rows], before[name][rows], err_msg=name)
+    assert session.mse == pytest.approx(float(np.mean((after.output - session.state.targets) ** 2)))
+    for step in (session.undo_stack.undo, session.undo_stack.redo, session.undo_stack.undo):
+        step()
+        assert not session.trace.full
+        assert_agrees(session.trace, session.state)
+    for position in range(10):
+        session.set_value_coalesced(INPUTS, (7, 3), 0.1 * position, merge=True)
+    session.end_gesture()
+    assert not session.trace.full
+    assert_agrees(session.trace, session.state)
+
+
 def test_a_lesson_block_stays_bit_identical_to_core_forward(qapp):
     session = Session(load_scenario(default_scenario()))
     session.set_value("W_in", (1, 2), 0.123456789)

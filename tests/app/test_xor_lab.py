@@ -458,3 +458,76 @@ def test_an_edit_does_not_re_lay_out_the_plots(lab_panel, qtbot, part, view):
     cycle()                                                    # the widest texts once seen
     shapes = cycle()
     assert len(shapes) == 1
+
+
+def counting(widget, kind):
+    """An event filter on `widget` that counts its events of `kind` (in .count)."""
+    from PySide6.QtCore import QObject
+
+    class Counter(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == kind:
+                self.count += 1
+            return False
+
+    counter = Counter(widget)
+    widget.installEventFilter(counter)
+    return counter
+
+
+def test_an_edit_paints_the_bias_plots_once_with_every_curve_in_view(lab_panel, qtbot):
+    """The y axes follow the curves without pyqtgraph's auto-range, which sets the range while the
+    plots paint and so paints them a second time, whole, on every edit."""
+    from PySide6.QtCore import QEvent
+
+    session, panel = lab_panel
+    panel.set_focus("bias")
+    part = panel.part("bias")
+    paints = counting(part.bias_view.viewport(), QEvent.Type.Paint)
+    counts = []
+    for value in (2.0, -1.5, 0.25, 3.0, -2.0):
+        qtbot.wait(1)
+        paints.count = 0
+        session.set_value("W_in", (0, 0), value)
+        qtbot.wait(5)
+        counts.append(paints.count)
+        for plot, curves in ((part.bias_outputs_plot, part.bias_curves), (part.bias_mse_plot, [part.bias_mse_curve])):
+            low, high = plot.vb.viewRange()[1]
+            ys = np.concatenate([curve.getData()[1] for curve in curves if curve.isVisible()])
+            assert low <= ys.min() and ys.max() <= high
+            if plot is part.bias_outputs_plot:
+                assert low <= lab.THRESHOLD <= high                  # the dashed 0.5 line stays in view
+    assert max(counts) == 1
+
+
+def test_live_numbers_re_lay_out_the_overview_alone(lab_panel, qtbot):
+    """An edit's new MSE and ŷ re-lay out the overview only: the layout request does not climb
+    through the lab to the window (one relayout per parent, each a pass of the event loop). A
+    table that really changes size still makes room."""
+    import dataclasses
+
+    from PySide6.QtCore import QEvent
+
+    session, panel = lab_panel
+    panel.set_focus("ffn")
+    content = panel.overview.parentWidget().parentWidget()      # the column above the fence
+    requests = counting(content, QEvent.Type.LayoutRequest)
+    values = [0.25 * (k - 4) + 0.125 for k in range(8)]
+    for value in values:                                     # the widest texts once seen
+        session.set_value("W_in", (0, 0), value)
+        qtbot.wait(1)
+    requests.count = 0
+    for value in values:
+        session.set_value("W_in", (0, 0), value)
+        qtbot.wait(1)
+    assert requests.count == 0
+    before = panel.overview.height()
+    s = session.scenario
+    longer = dataclasses.replace(s, tokens=s.tokens + ("好不好吃",), inputs=np.vstack([s.inputs, [[0.5, 0.5]]]),
+                                 targets=np.vstack([s.targets, [[0.0]]]))
+    session.load(longer)
+    qtbot.waitUntil(lambda: panel.overview.height() > before)
+    table = find(panel, QTableWidget, "xorTable")
+    assert table.rowCount() == 5 and panel.overview.geometry().contains(table.geometry())

@@ -187,6 +187,29 @@ def test_the_grid_equals_the_forward_pass_at_every_point(block, placement):
         np.testing.assert_allclose(result.late[i], late, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_the_grid_evaluated_at_once_is_one_forward_per_scale_in_any_block(block, seed):
+    """first_token_scaling evaluates the 41 scaled tables together; each must be the block's own
+    forward (scaled_attention_rows) — other head counts, widths, lengths, masks and placements."""
+    import dataclasses
+
+    from core.config import weight_shapes
+    rng = np.random.default_rng(seed)
+    heads, d_head, tokens = (1, 2, 3, 4)[seed % 4], (2, 3)[seed % 2], (2, 5, 7)[seed % 3]
+    config = block.config.with_changes(n_heads=heads, d_head=d_head, d_model=6, d_ff=5,
+                                       mask=("full", "causal")[seed % 2], norm_placement=("post", "pre")[seed // 4])
+    weights = {name: rng.normal(size=shape) for name, shape in weight_shapes(config).items()}
+    changed = dataclasses.replace(block, config=config, weights=weights, inputs=rng.normal(size=(tokens, 6)) * 3,
+                                  tokens=tuple(f"t{i}" for i in range(tokens)), targets=None)
+    result = first_token_scaling(changed)
+    assert result.late_token == min(4, tokens - 1)
+    for i, s in enumerate(SCALE_GRID):
+        first, late = scaled_attention_rows(changed, float(s))
+        np.testing.assert_allclose(result.first[i], first, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(result.late[i], late, rtol=1e-12, atol=1e-12)
+    assert result.first_is_linear
+
+
 def test_second_difference():
     s = np.linspace(-2, 2, 41)
     assert second_difference(3 * s - 1) < 1e-12

@@ -255,14 +255,67 @@ def count_full(monkeypatch):
     return calls
 
 
-def test_an_input_edit_runs_the_full_forward(count_full):
-    config, weights, inputs = lesson_block()
+def test_an_input_edit_under_a_full_mask_runs_the_full_forward(count_full):
+    config, weights, inputs = lesson_block()                 # full mask: every row sees every other
     before = forward(config, weights, inputs)
     changed = np.array(inputs)
-    changed[0, 0] += 1.0
-    after = trace_after(config, weights, inputs, before, weights, changed)
+    changed[3, 0] += 1.0
+    after = trace_after(config, weights, inputs, before, weights, changed, min_work=0)
     assert after.full and len(count_full) == 1
     assert_agrees(after, forward(config, weights, changed))
+    # an input edit together with a weight edit, or one that reaches every row: the full forward too
+    both = recompute(config, edit(weights, "W_in", (0, 0)), changed, before, {INPUTS: [(3, 0)], "W_in": [(0, 0)]})
+    assert both.full
+    causal, weights, inputs = lesson_block(mask="causal")
+    before = forward(causal, weights, inputs)
+    changed = np.array(inputs)
+    changed[0, 5] += 1.0                                     # the first row: every row attends to it
+    assert recompute(causal, weights, changed, before, {INPUTS: [(0, 5)]}).full
+
+
+@pytest.mark.parametrize("options, first", [({"mask": "causal"}, 6), ({"mask": "causal", "norm_placement": "pre",
+                                                                      "gated": True, "activation": "silu"}, 6),
+                                            ({"attention": False}, None)])
+def test_an_input_edit_recomputes_only_the_rows_that_see_it(count_full, options, first):
+    """Causal: rows before the first edited one keep every value (they never attend to it);
+    without attention only the edited rows change (the block is position-wise)."""
+    config, weights, inputs = lesson_block(**options)
+    before = forward(config, weights, inputs)
+    changed = np.array(inputs)
+    changed[6, 2] += 0.75
+    changed[9, 0] -= 0.5
+    after = recompute(config, weights, changed, before, {INPUTS: [(6, 2), (9, 0)]})
+    assert not after.full and not count_full
+    assert_agrees(after, forward(config, weights, changed))
+    assert after.recomputed == set(before)
+    rows = set(range(first, len(inputs))) if first is not None else {6, 9}
+    for hook in before:
+        token_axis = 1 if hook.startswith("attn.") else 0
+        differ = np.flatnonzero(np.any(after[hook] != before[hook], axis=tuple(
+            a for a in range(after[hook].ndim) if a != token_axis)))
+        assert set(differ) <= rows, hook
+        assert set(differ) >= {6, 9}, hook
+
+
+@PROPERTY
+@given(st.data())
+def test_an_input_edit_agrees_with_the_full_forward(data):
+    block = data.draw(blocks())
+    trace = forward(block.config, block.weights, block.inputs)
+    inputs = block.inputs
+    for _ in range(data.draw(st.integers(1, 3))):          # chains: incremental on incremental
+        changed = np.array(inputs)
+        rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+        for _cell in range(data.draw(st.integers(1, 3))):
+            changed[tuple(int(rng.integers(n)) for n in changed.shape)] += float(rng.normal(0.0, 1.0))
+        if data.draw(st.booleans()):
+            changed[int(rng.integers(len(changed)))] = rng.normal(0.0, 1.0, changed.shape[1])   # a whole row
+        given_as = data.draw(st.sampled_from(["cells", "mask"]))
+        differs = changed != inputs
+        cells = [tuple(map(int, i)) for i in np.argwhere(differs)] if given_as == "cells" else differs
+        trace = recompute(block.config, block.weights, changed, trace, {INPUTS: cells})
+        assert_agrees(trace, forward(block.config, block.weights, changed))
+        inputs = changed
 
 
 def test_different_weight_names_or_shapes_are_not_an_edit(count_full):

@@ -251,3 +251,82 @@ def test_has_flipped_once_the_bias_reaches_the_first_flip(xor):
     assert has_flipped(-0.75, flip) and has_flipped(0.0, flip)
     assert has_flipped(-1.0, Flip((BAD,), -1.0, True))                              # wrong from the start
     assert not has_flipped(0.0, None)                                               # nothing ever flips
+
+
+# --- the bias sweep, evaluated for every value at once, against one forward per value -----------
+def _sweep_point_by_point(config, weights, inputs, targets, neuron, values):
+    """The sweep as a learner would make it: set b_in[neuron], run the block, read ŷ and the MSE."""
+    outputs, errors = [], []
+    for value in values:
+        changed = dict(weights, b_in=np.array(weights["b_in"], dtype=np.float64))
+        changed["b_in"][neuron] = value
+        outputs.append(forward(config, changed, inputs).output[:, 0])
+        errors.append(mse(outputs[-1], np.reshape(targets, -1)))
+    return np.array(outputs), np.array(errors)
+
+
+def _flip_point_by_point(config, weights, inputs, targets, neuron, grid):
+    """first_to_flip's search, one forward per bias: the first grid value a row is wrong at, then
+    bisection of that step to ~1e-15."""
+    def right_at(value):
+        changed = dict(weights, b_in=np.array(weights["b_in"], dtype=np.float64))
+        changed["b_in"][neuron] = value
+        return verdicts(forward(config, changed, inputs).output, targets)
+    right = np.array([right_at(value) for value in grid])
+    if not right[0].all():
+        return tuple(np.flatnonzero(~right[0])), float(grid[0]), True
+    crossings = {}
+    for row in range(right.shape[1]):
+        wrong = np.flatnonzero(~right[:, row])
+        if wrong.size:
+            low, high = grid[wrong[0] - 1], grid[wrong[0]]
+            for _ in range(45):
+                middle = 0.5 * (low + high)
+                low, high = (middle, high) if right_at(middle)[row] else (low, middle)
+            crossings[row] = float(high)
+    if not crossings:
+        return None
+    first = min(crossings.values())
+    return tuple(row for row, value in crossings.items() if value - first <= 1e-9), first, False
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh", "silu", "identity"])
+def test_the_batched_bias_sweep_is_the_sweep_point_by_point(xor, activation, seed):
+    rng = np.random.default_rng(seed)
+    if seed == 0:                       # the lesson's own block and table
+        config, weights, inputs, targets, neuron = with_activation(xor, activation), xor.weights, xor.inputs, \
+            xor.targets, 1
+    else:                               # wider blocks, longer tables, other neurons, numbers off the grid
+        width, rows = (2, 3, 6)[seed % 3], (4, 7, 16)[seed % 3]
+        config = xor.config.with_changes(activation=activation, d_ff=width)
+        weights = {"W_in": rng.normal(size=(2, width)), "b_in": rng.normal(size=width),
+                   "W_out": rng.normal(size=(width, 1)), "b_out": rng.normal(size=1)}
+        inputs = rng.integers(0, 2, size=(rows, 2)).astype(float) if seed % 2 else rng.normal(size=(rows, 2))
+        targets = rng.integers(0, 2, size=(rows, 1)).astype(float)
+        neuron = int(rng.integers(width))
+    grid = np.linspace(-1.0, 0.0, 101)
+    outputs, errors = _sweep_point_by_point(config, weights, inputs, targets, neuron, grid)
+    sweep = bias_sweep(config, weights, inputs, targets, neuron)
+    assert sweep.values.tolist() == grid.tolist()
+    np.testing.assert_allclose(sweep.outputs, outputs, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sweep.mse, errors, rtol=1e-12, atol=1e-12)
+
+    expected = _flip_point_by_point(config, weights, inputs, targets, neuron, grid)
+    flip = first_to_flip(config, weights, inputs, targets, neuron, sweep=sweep)
+    if expected is None:
+        assert flip is None
+    else:
+        assert (flip.rows, flip.already_wrong) == (expected[0], expected[2])
+        assert flip.value == pytest.approx(expected[1], abs=1e-12)
+
+
+def test_the_bias_sweep_of_another_block_is_one_forward_per_value(xor):
+    config = xor.config.with_changes(residual=True, d_out=2, norm="layernorm")   # not the lab's bare FFN
+    weights = dict(xor.weights, W_out=np.array([[1.0, -1.0], [-2.0, 0.5]]), b_out=np.array([0.0, 0.25]),
+                   **{"ln2.w": np.ones(2), "ln2.b": np.zeros(2)})
+    targets = xor.targets
+    outputs, errors = _sweep_point_by_point(config, weights, xor.inputs, targets, 1, np.linspace(-1.0, 0.0, 101))
+    sweep = bias_sweep(config, weights, xor.inputs, targets, 1)
+    np.testing.assert_array_equal(sweep.outputs, outputs)
+    np.testing.assert_array_equal(sweep.mse, errors)

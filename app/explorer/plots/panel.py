@@ -108,6 +108,8 @@ class PlotsPanel(QTabWidget):
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
         self.overflow.update()
+        if self._stale:                       # edits made while a lab filled the window
+            self._bring_up_to_date()
 
     def _appearance_changed(self) -> None:
         """Zoom or theme changed: every tab takes the new sizes and colours; the one on screen
@@ -120,8 +122,13 @@ class PlotsPanel(QTabWidget):
         self.overflow.later()
 
     def refresh(self) -> None:
-        """Only the tab on screen is redrawn now; the others when shown or read (see _fresh)."""
+        """Only the tab on screen is redrawn now; the others when shown or read (see _fresh).
+        While the panel is hidden (a lab step fills the window) nothing is redrawn until it is shown."""
         self._stale = set(self._tabs())
+        if self.isVisible():
+            self._bring_up_to_date()
+
+    def _bring_up_to_date(self) -> None:
         if not self.session.config.attention:
             self._fresh(self.attention_tab)           # cheap: it only shows "switched off"
             if self.currentWidget() is self.attention_tab:

@@ -118,10 +118,11 @@ class FfnMisconceptionsPart(DemoPart):
     def refresh(self) -> None:
         self._stale = False
         self._refresh_summary()
-        self.result = result = self.source.scaling_result()
+        result = self.source.scaling_result()
+        redraw, self.result = result is not self.result, result       # the same result: the same curves
         tokens = self.source.tokens()
         width = min(result.first.shape[1], len(LINE_COLOURS))      # a wide block: its first components
-        for curves, rows in ((self.first_curves, result.first), (self.late_curves, result.late)):
+        for curves, rows in ((self.first_curves, result.first), (self.late_curves, result.late)) if redraw else ():
             for k, curve in enumerate(curves):
                 if k < width:
                     curve.setData(result.scales, rows[:, k])
@@ -153,11 +154,17 @@ class FfnMisconceptionsPart(DemoPart):
             .replace("%1", format_number(result.first_curvature, 6)).replace("%2", str(result.late_token + 1))
             .replace("%3", format_number(result.late_curvature, 6)).replace("%4", components)
             .replace("%5", self.source_text()))
-        self._move_point()
+        if redraw:
+            self._move_point()
+        else:
+            self._scale_text()
+
+    def _scale_text(self) -> None:
+        self.scale_label.setText(self.tr("s = %1").replace("%1", format_number(float(SCALE_GRID[self.slider.value()]), 1)))
 
     def _move_point(self) -> None:
         index = self.slider.value()
-        self.scale_label.setText(self.tr("s = %1").replace("%1", format_number(float(SCALE_GRID[index]), 1)))
+        self._scale_text()
         if self.result is None:
             return
         s = self.result.scales[index]

@@ -12,6 +12,9 @@ from core.resources import default_scenario
 
 
 DEFAULT_SCENARIO = default_scenario()
+# What the scaling demo reads (hook_attn_out under a causal mask, read before any norm): the
+# inputs and the attention weights. The FFN's weights and the norms' do not reach it.
+SCALING_TENSORS = ("inputs", "W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O")
 
 class FfnDemoSource(QObject):
     """The block the shuffle and linearity demos use: the open scenario when it has
@@ -29,6 +32,8 @@ class FfnDemoSource(QObject):
         self._using_session = session.config.attention
         self._shuffle_cache: tuple[tuple[int, int], ShuffleResult] | None = None
         self._scaling_cache: tuple[int, ScalingResult] | None = None
+        self._scaling_key: tuple | None = None
+        self._scaling_mark = 0
 
     @property
     def from_session(self) -> bool:
@@ -67,9 +72,26 @@ class FfnDemoSource(QObject):
         return self._shuffle_cache[1]
 
     def scaling_result(self) -> ScalingResult:
+        """The first-token scaling demo; the same object as long as nothing it reads changed (an
+        FFN weight edit leaves the attention output as it was: views need not redraw it)."""
         if self._scaling_cache is None or self._scaling_cache[0] != self.version:
-            self._scaling_cache = (self.version, first_token_scaling(self.scenario()))
+            stale = self._scaling_stale()               # (and note what it reads now)
+            result = self._scaling_cache[1] if self._scaling_cache is not None and not stale \
+                else first_token_scaling(self.scenario())
+            self._scaling_cache = (self.version, result)
         return self._scaling_cache[1]
+
+    def _scaling_stale(self) -> bool:
+        """Whether what the scaling demo reads changed since it last ran: the block (config and
+        tokens) or, in the open scenario, a cell of the inputs or of an attention weight."""
+        s = self.session
+        key = (self._using_session, s.config, tuple(s.tokens)) if self._using_session else (False,)
+        mark, stale = self._scaling_mark, key != self._scaling_key
+        for name in SCALING_TENSORS if self._using_session else ():
+            mark, writes = s.writes_since(name, self._scaling_mark)
+            stale = stale or writes is None or bool(writes)
+        self._scaling_key, self._scaling_mark = key, mark
+        return stale
 
     def tokens(self) -> tuple[str, ...]:
         return tuple(self.scenario().tokens)

@@ -200,8 +200,9 @@ class Part(QWidget):
         else:
             item = view.addPlot(row=row, col=column)
         for side in ("left", "bottom"):
-            item.getAxis(side).enableAutoSIPrefix(False)
             minus_ticks(item.getAxis(side))
+        for side in ("left", "bottom", "top", "right"):     # hidden ones too (see style.quiet_plot)
+            item.getAxis(side).enableAutoSIPrefix(False)
         item.setMenuEnabled(False)
         item.hideButtons()
         item.setMouseEnabled(x=False, y=False)

@@ -60,14 +60,19 @@ class GainDecayPart(Part):
         layout.addLayout(controls)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.result)
+        self._x_end = None
         self.refresh()
+        self.retranslate()
 
     def refresh(self) -> None:
+        """New numbers: the curves, the x range, the result sentence."""
         self.decay = core.gain_decay(self.steps.value(), self.lr.value(), self.weight_decay.value())
         self.plain_curve.setData(self.decay.steps, self.decay.plain_gain)
         self.centred_curve.setData(self.decay.steps, self.decay.zero_centered_gain)
-        self.plot_item.setXRange(0, float(self.decay.steps[-1]), padding=0.02)
-        self.retranslate()
+        if self._x_end != self.decay.steps[-1]:      # only a new number of steps re-ticks the axis
+            self._x_end = self.decay.steps[-1]
+            self.plot_item.setXRange(0, float(self._x_end), padding=0.02)
+        self._show_result()                          # the words and the legend: retranslate()
 
     def retranslate(self) -> None:
         self.heading.setText(part_heading("gain_decay"))
@@ -84,6 +89,9 @@ class GainDecayPart(Part):
         self.plot_item.legend.addItem(self.centred_curve, self.tr("zero-centred gain 1 + w"))
         self.axis_label(self.plot_item, "bottom", self.tr("training steps"))
         self.axis_label(self.plot_item, "left", self.tr("the gain"))
+        self._show_result()
+
+    def _show_result(self) -> None:
         d = self.decay
         self.result.setText(self.tr("After %1 steps with lr = %2 and λ = %3: g = (1 − %4)^%1 = %5; 1 + w = %6.")
                             .replace("%1", f"{int(d.steps[-1]):,}").replace("%2", format_number(d.lr, 5, trim=True))

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QRect, QSignalBlocker, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QToolTip, QWidget
 
 from app.labs.model.state import ModelLabState, What
@@ -59,16 +59,14 @@ def shown_char(ch: str) -> str:
     return f"U+{ord(ch):04X}"
 
 
-def tinted_html(chars, values, limit: float, peak: int | None = None, pad: bool = False) -> str:
+def tinted_html(chars, values, limit: float, pad: bool = False) -> str:
     """A run of characters (or, with pad, short texts) as rich text, each on the tint of its value."""
     parts = []
-    for k, (ch, value) in enumerate(zip(chars, values)):
+    for ch, value in zip(chars, values):
         background = style.tint(float(value), limit)
         ink = style.text_colour_on(background)
-        weight = "font-weight:bold; text-decoration:underline;" if k == peak else ""
         shown = "&nbsp;" + esc(ch) + "&nbsp;" if pad else esc(shown_char(ch))
-        parts.append(f'<span style="background-color:{background.name()}; color:{ink.name()}; {weight}">'
-                     f"{shown}</span>")
+        parts.append(f'<span style="background-color:{background.name()}; color:{ink.name()};">{shown}</span>')
     return "".join(parts)
 
 
@@ -176,6 +174,7 @@ class TintedText(QWidget):
         self.caption = ""                  # "neuron #303 of layer 2": the hover text names it
         self._cells: list[QRect] = []
         self._layout_width = -1
+        self._glyph_points: list[tuple[QPoint, str]] | None = None
         self._restyle()
         appearance().changed.connect(self._restyle)
 
@@ -219,6 +218,7 @@ class TintedText(QWidget):
             if ch == "\n":
                 row, column = row + 1, 0
         self._cells, self._layout_width = cells, width
+        self._glyph_points = None
         return cells
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
@@ -248,6 +248,22 @@ class TintedText(QWidget):
             self.setMinimumHeight(needed)
 
     # --- drawing ------------------------------------------------------------------------------
+    def _glyphs(self, cells: list[QRect]) -> list[tuple[QPoint, str]]:
+        """Where each character is written: centred in its cell (worked out once per layout; a
+        rectangle-and-alignment drawText lays the text out again on every call)."""
+        if self._glyph_points is None:
+            metrics = QFontMetrics(self.char_font)
+            advances: dict[str, int] = {}
+            glyphs = []
+            for ch, rect in zip(self.chars, cells):
+                shown = shown_char(ch) if len(shown_char(ch)) == 1 else "·"
+                if shown not in advances:
+                    advances[shown] = metrics.horizontalAdvance(shown)
+                glyphs.append((QPoint(rect.x() + (rect.width() - advances[shown]) // 2,
+                                      rect.y() + (rect.height() - metrics.height()) // 2 + metrics.ascent()), shown))
+            self._glyph_points = glyphs
+        return self._glyph_points
+
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         painter = QPainter(self)
         painter.setFont(self.char_font)
@@ -255,14 +271,14 @@ class TintedText(QWidget):
         cells = self._layout(self.width())
         have_values = len(self.values) == len(self.chars)
         frame = QPen(QColor(UNKNOWN_MARK), 2, Qt.PenStyle.DashLine)
-        for k, (ch, rect) in enumerate(zip(self.chars, cells)):
+        for k, (rect, (point, shown)) in enumerate(zip(cells, self._glyphs(cells))):
             if have_values:
                 background = style.tint(float(self.values[k]), self.limit)
             else:
                 background = QColor(colours.panel)
             painter.fillRect(rect, background)
             painter.setPen(style.text_colour_on(background) if have_values else QColor(colours.foreground))
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, shown_char(ch) if len(shown_char(ch)) == 1 else "·")
+            painter.drawText(point, shown)
             if k in self.unknown:
                 painter.setPen(frame)
                 painter.drawRect(rect.adjusted(1, 1, -1, -1))

@@ -6,8 +6,9 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QPushButton,
                                QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.labs.model.common import NeuronPicker, Part, TintedText, esc, label, set_text, tinted_html
+from app.labs.model.common import TEXT_PT, NeuronPicker, Part, TintedText, esc, label, set_text, sized, tinted_html
 from app.labs.model.heatmap import NeuronHeatmap
+from app.labs.model.snippets import SnippetLine, SnippetLines
 from app.labs.model.state import SCALE_LAYER, SCALE_NEURON, TYPED, VALIDATION, What
 from app.widgets.work_bar import WorkBar
 from app.widgets.flow_layout import FlowLayout
@@ -106,8 +107,7 @@ class ModelNeuronsPart(Part):
         self.draw_again = QPushButton()
         self.draw_again.setObjectName("modelDrawAgain")
         self.snippets_title = label("modelSnippetsTitle")
-        self.snippets = label("modelSnippets")
-        self.snippets.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.snippets = sized(SnippetLines("modelSnippets"), TEXT_PT)
         self.work = WorkBar("modelRankWork", self.state.rank_worker)
 
         side = QVBoxLayout()
@@ -154,7 +154,7 @@ class ModelNeuronsPart(Part):
         self.heatmap.neuronClicked.connect(state.set_neuron)
         self.groups.cellClicked.connect(self._group_clicked)
         self.draw_again.clicked.connect(state.draw_again)
-        self.snippets.linkActivated.connect(lambda href: state.show_position(int(href)))
+        self.snippets.positionClicked.connect(state.show_position)
         self.retranslate()
 
     # --- language ------------------------------------------------------------------------------
@@ -295,17 +295,14 @@ class ModelNeuronsPart(Part):
 
     def _snippets(self) -> None:
         s = self.state
-        set_text(self.snippets_title, "<b>" + esc(self.tr("Where neuron #%1 fires most").replace("%1", str(s.neuron)))
-                 + "</b>")
+        title = "<b>" + esc(self.tr("Where neuron #%1 fires most").replace("%1", str(s.neuron))) + "</b>"
         found = s.snippets()
         if not found:
-            set_text(self.snippets, esc(self.tr("Shown once the layer is ranked.")))
+            set_text(self.snippets_title, title + "<br>" + esc(self.tr("Shown once the layer is ranked.")))
+            self.snippets.set_lines((), 1.0)
             return
+        set_text(self.snippets_title, title)
         stats = s.stats[s.layer]
         limit = lab.colour_limit(stats.max_activation if s.scale == SCALE_LAYER else stats.max_activation[s.neuron])
-        lines = []
-        for found_snippet in found:
-            value = format_number(found_snippet.snippet.value, 1)
-            text = tinted_html(found_snippet.chars, found_snippet.values, limit, found_snippet.peak)
-            lines.append(f'{value} &nbsp;{text} <a href="{found_snippet.snippet.position}">⟶</a>')
-        set_text(self.snippets, "<br>".join(lines))
+        self.snippets.set_lines([SnippetLine(format_number(f.snippet.value, 1), f.chars, f.values, f.peak,
+                                             f.snippet.position) for f in found], limit)

@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
 from app.labs.xor.common import (BIAS_NEURON, POINT_COLOUR, ROW_COLOURS, SLIDER_SCALE, TEXT_PT, WRONG_COLOUR,
-                                 axis_label, esc, graphics, label, new_plot, plot_title, set_text, trimmed)
+                                 axis_label, esc, graphics, label, new_plot, plot_title, set_text, steady_y_range,
+                                 trimmed)
 from app.widgets.spin import session_spin, set_spin_value
 from app.widgets.style import font
 from core.formats.scenario import MAX_ABS_VALUE
@@ -138,6 +139,12 @@ class XorBiasPart(QWidget):
             else:
                 curve.hide()
         self.bias_mse_curve.setData(sweep.values, sweep.mse)
+        finite = sweep.outputs[np.isfinite(sweep.outputs)]
+        if finite.size:                             # the dashed 0.5 line stays in view
+            steady_y_range(self.bias_outputs_plot, min(finite.min(), lab.THRESHOLD), max(finite.max(), lab.THRESHOLD))
+        finite = sweep.mse[np.isfinite(sweep.mse)]
+        if finite.size:
+            steady_y_range(self.bias_mse_plot, 0.0, finite.max())
         self._flip = lab.first_to_flip(config, weights, inputs, targets, BIAS_NEURON, sweep=sweep)
         self._never = lab.always_right(sweep, targets)
 

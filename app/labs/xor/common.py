@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 from functools import partial
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QLabel
@@ -113,6 +114,27 @@ def axis_label(plot: pg.PlotItem, side: str, text: str) -> None:
 
 def plot_title(plot: pg.PlotItem, text: str) -> None:
     set_title(plot, text, "11pt")
+
+
+def steady_y_range(plot: pg.PlotItem, low: float, high: float, padding: float = 0.05) -> None:
+    """Show low…high on the y axis, keeping the shown range while the data fit it and fill at least
+    half of it. A range set on every edit re-ticks the axis; left to pyqtgraph's auto-range it is
+    set while the plot paints, which paints the whole plot a second time."""
+    low, high = float(low), float(high)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return
+    if high - low < 1e-9:
+        low, high = low - 0.5, high + 0.5
+    shown = getattr(plot, "_steady_y", None)
+    if shown is None or low < shown[0] or high > shown[1] or high - low < 0.5 * (shown[1] - shown[0]):
+        plot._steady_y = (low, high)
+        plot.setYRange(low, high, padding=padding)
+        # pyqtgraph applies a new range, and a line works out its new extent, when the plot
+        # paints; a line's new extent found then paints the plot a second time. Both now:
+        plot.vb.updateMatrix()
+        for item in plot.items:
+            if isinstance(item, pg.InfiniteLine):
+                item.boundingRect()
 
 
 def steady_plot_title(plot: pg.PlotItem, text: str) -> None:

@@ -102,12 +102,17 @@ class XorNeuronsPart(QWidget):
                     text = f"{s.tokens[k]} {trimmed(hidden[k, j], 3)}"
                     if item.toPlainText() != text:
                         item.setText(text)
-                    item.setPos(float(inputs[k, 0]), float(inputs[k, 1]))
                     # labels stay inside the square: the top row's below their point, the bottom
                     # row's above it; the left column's to the right of it, the right column's to the left
                     x_anchor = 0.0 if inputs[k, 0] < 0.25 else 1.0 if inputs[k, 0] > 0.75 else 0.5
-                    item.setAnchor((x_anchor, -0.3) if inputs[k, 1] > 0.5 else (x_anchor, 1.3))
-                    item.show()
+                    place = (float(inputs[k, 0]), float(inputs[k, 1]),
+                             (x_anchor, -0.3) if inputs[k, 1] > 0.5 else (x_anchor, 1.3))
+                    if getattr(item, "_placed", None) != place:           # the table's rows rarely move
+                        item._placed = place
+                        item.setPos(place[0], place[1])
+                        item.setAnchor(place[2])
+                    if not item.isVisible():
+                        item.show()
                 else:
                     item.hide()
             formula = lab.neuron_formula(s.config, s.state.weights, j)

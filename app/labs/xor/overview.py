@@ -91,6 +91,7 @@ class XorOverview(QWidget):
         super().changeEvent(event)
 
     def retranslate(self) -> None:
+        self.table.release()                         # the new words fit afresh
         self.table.setHorizontalHeaderLabels([self.tr("sentence"), "p", "n", self.tr("target y"), self._output_header(),
                                               self.tr("ŷ > 0.5?")])
         self.activation_title.setText(self.tr("Activation:"))

@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, QSignalBlocker, Qt
 from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app.labs.base import LabPanel
+from app.labs.fence import SizeFence
 from app.labs.xor.bias import XorBiasPart
 from app.labs.xor.common import TEXT_PT, SteadyLabel, esc, label, set_text
 from app.labs.xor.compute import XorComputePart
@@ -50,7 +51,7 @@ class XorLabPanel(LabPanel):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(6)
         self.overview = XorOverview(session, self.linear, self.facts)
-        column.addWidget(self.overview)
+        column.addWidget(SizeFence(self.overview))     # its live numbers re-lay out the overview alone
         self.tabs.setObjectName("xorParts")
         self.tabs.setFont(font(TEXT_PT))
         self.tabs.setDocumentMode(True)
@@ -136,6 +137,7 @@ class XorLabPanel(LabPanel):
             self._dirty.update(LINEAR_PARTS)
             for text in self.findChildren(SteadyLabel):   # a new scenario: labels fit their text again
                 text.release()
+            self.overview.table.release()
         if change & Change.TRACE:
             self._trace_changed()
         if change & Change.SELECTION:

@@ -31,7 +31,9 @@ class XorTable(QTableWidget):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # fit_width sizes the columns: Qt's ResizeToContents measured every cell again after each
+        # change of a text and repainted the whole table when it did
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
@@ -66,19 +68,29 @@ class XorTable(QTableWidget):
         self.setFixedHeight(header + row_height * self.rowCount() + 2 * self.frameWidth())
 
     def fit_width(self) -> None:
-        """As wide as its columns, each as wide as its widest text: never squeezed, never padded."""
+        """As wide as its columns, each as wide as its widest text: never squeezed, never padded.
+        A number one digit shorter after an edit narrows no column (that would relayout and repaint
+        the whole lab on every edit); other columns or rows, a new font, or `release()` (a new
+        scenario, a new language) let them fit their texts again."""
         header = self.horizontalHeader()
-        needed = sum(max(header.sectionSizeHint(c), self.sizeHintForColumn(c))
-                     for c in range(self.columnCount()) if not self.isColumnHidden(c))
-        width = needed + 2 * self.frameWidth()
-        # A number one digit shorter after an edit does not narrow the table (that would relayout
-        # and repaint the whole lab on every edit); other columns or rows do.
-        shape = (self.rowCount(), tuple(c for c in range(self.columnCount()) if not self.isColumnHidden(c)))
-        if shape == getattr(self, "_fitted_shape", None):
-            width = max(width, self.minimumWidth())
+        shown = tuple(c for c in range(self.columnCount()) if not self.isColumnHidden(c))
+        shape = (self.rowCount(), shown, self.font().key(), header.font().key())
+        steady = shape == getattr(self, "_fitted_shape", None)
         self._fitted_shape = shape
+        width = 2 * self.frameWidth()
+        for c in shown:
+            needed = max(header.sectionSizeHint(c), self.sizeHintForColumn(c))
+            if steady:
+                needed = max(needed, header.sectionSize(c))
+            if header.sectionSize(c) != needed:
+                header.resizeSection(c, needed)
+            width += needed
         if self.width() != width or self.minimumWidth() != width:
             self.setFixedWidth(width)
+
+    def release(self) -> None:
+        """The next fit may narrow the columns again."""
+        self._fitted_shape = None
 
     def put(self, row: int, column: int, text: str, colour: str | None = None, tip: str = "") -> None:
         item = self.item(row, column)
