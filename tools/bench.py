@@ -60,11 +60,7 @@ import time
 from pathlib import Path
 
 START = time.perf_counter()
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))          # measure this checkout, not an installed copy
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")  # as main.py: before NumPy loads
+from bench_common import ROOT, deliver_paints, make_probe, percentile_ms, watch  # noqa: E402  (first: the environment)
 
 import cProfile  # noqa: E402
 import gc  # noqa: E402
@@ -76,10 +72,6 @@ import numpy as np  # noqa: E402
 
 PRESETS = ("lesson", "d64", "d256", "gpt2-small")
 WINDOW = (1280, 800)
-
-
-def percentile_ms(samples: list[float], q: float) -> float:
-    return float(np.percentile(np.array(samples) * 1000.0, q))
 
 
 def peak_rss_mb() -> float:
@@ -130,46 +122,19 @@ def edit_values(count: int):
 
 # --- the window: paints ----------------------------------------------------------------------
 
-def make_probe():
-    from PySide6.QtCore import QEvent, QObject
-
-    class PaintProbe(QObject):
-        """Notes when the watched widget was last painted."""
-
-        def __init__(self):
-            super().__init__()
-            self.last_paint = None
-
-        def eventFilter(self, watched, event):  # noqa: N802
-            if event.type() == QEvent.Paint:
-                self.last_paint = time.perf_counter()
-            return False
-
-    return PaintProbe()
-
-
 def watch_views(window) -> list:
     """Every surface that paints: the viewports of the block, the tables and the visible plots,
     and the labels."""
     from PySide6.QtWidgets import QLabel, QWidget
     views = [w for w in window.findChildren(QWidget)
              if w.isVisible() and (isinstance(w, QLabel) or w.objectName() == "qt_scrollarea_viewport")]
-    probes = []
-    for view in views:
-        probe = make_probe()
-        view.installEventFilter(probe)
-        probes.append(probe)
-    return probes
+    return watch(views)
 
 
 def settle(app, probes, passes: int = 5) -> None:
     """Let Qt deliver every update request (and a coalesced Session update); stop after a pass
     paints nothing and nothing is pending."""
-    for _ in range(passes):
-        before = [p.last_paint for p in probes]
-        app.processEvents()
-        if [p.last_paint for p in probes] == before and not _pending(app):
-            break
+    deliver_paints(app, probes, passes, busy=lambda: _pending(app))
 
 
 _SESSION = []
