@@ -11,6 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF
 from PySide6.QtWidgets import QGraphicsTextItem, QGraphicsView, QWidget
 
+SLACK = 1                  # pixels a graphics item may pass its view's edge by (rounding)
+
 
 def window_rect(widget: QWidget, window: QWidget) -> QRect:
     return QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
@@ -69,7 +71,7 @@ def hidden_item(view: QGraphicsView, item, window: QWidget, what: str) -> str | 
     """None when the item is wholly inside the visible part of the view, else what is hidden."""
     rect = item_rect(view, item, window)
     shown = visible_rect(view.viewport(), window)
-    if shown.contains(rect):
+    if shown.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(rect):     # a fractional layout rounds
         return None
     return f"{what}: {rect.getRect()} is not inside the visible {shown.getRect()}"
 

@@ -101,6 +101,37 @@ def compute_whole(window) -> list[str]:
             + [hidden_part(b, window) for b in part.findChildren(QPushButton)] if p]
 
 
+def _ffn(window):
+    return window.labs["ffn-page"]
+
+
+def misconceptions_whole(window) -> list[str]:
+    part = _ffn(window).misconceptions
+    problems = hidden_axes(part.first_widget, part.first_plot, window, "token 1's plot") \
+        + hidden_axes(part.late_widget, part.late_plot, window, "the later token's plot")
+    for widget in (part.claim1, part.claim2, part.claim3, part.summary1, part.slider, part.go_shuffle):
+        problem = hidden_part(widget, window)
+        if problem:
+            problems.append(problem)
+    return problems
+
+
+def width_whole(window) -> list[str]:
+    part = _ffn(window).width_part
+    return hidden_axes(part.plot_widget, part.plot, window, "perplexity against d_ff")
+
+
+def shapes_whole(window) -> list[str]:
+    part = _ffn(window).shapes
+    return [p for p in (hidden_part(part.canvas, window), hidden_part(part.small, window)) if p]
+
+
+def shuffle_whole(window) -> list[str]:
+    part = _ffn(window).shuffle
+    return [p for p in (hidden_part(part.button, window), hidden_part(part.ffn_table, window),
+                        hidden_part(part.attention_table, window)) if p]
+
+
 CHECKS = {
     ("c4-ffn", "question"): naive_whole, ("c4-ffn", "naive"): naive_whole,
     ("c4-ffn", "failure"): failure_whole,
@@ -108,6 +139,8 @@ CHECKS = {
     ("c4-ffn", "bias"): bias_whole,
     ("c4-ffn", "compute"): compute_whole,
     ("c4-ffn", "neurons"): neurons_whole,
+    ("c4-ffn", "width"): width_whole, ("c4-ffn", "shapes"): shapes_whole, ("c4-ffn", "shuffle"): shuffle_whole,
+    ("c4-ffn", "misconceptions"): misconceptions_whole,
 }
 
 
