@@ -132,6 +132,56 @@ def shuffle_whole(window) -> list[str]:
                         hidden_part(part.attention_table, window)) if p]
 
 
+def _generations(window):
+    return window.labs["generations"]
+
+
+def every_plot_whole(part, window) -> list[str]:
+    """Every plot shown on a part: its axes and title inside the part's visible room."""
+    problems = []
+    for view in part.findChildren(pg.GraphicsView):
+        if not view.isVisible():
+            continue
+        plots = [item for item in view.scene().items() if isinstance(item, pg.PlotItem) and item.isVisible()]
+        for plot in plots:
+            problems += hidden_axes(view, plot, window, f"{view.objectName()} plot {plots.index(plot) + 1}")
+    return problems
+
+
+def generations_plots_whole(name):
+    def check(window) -> list[str]:
+        part = getattr(_generations(window), name)
+        return every_plot_whole(part, window) or ([] if part.findChildren(pg.GraphicsView)
+                                                  else [f"{name}: no plot found"])
+    check.__name__ = f"{name}_plots_whole"
+    return check
+
+
+def parameters_whole(window) -> list[str]:
+    part = _generations(window).parameters
+    return [p for p in (hidden_part(part.counts, window), hidden_part(part.widths, window)) if p]
+
+
+def compare_whole(window) -> list[str]:
+    part = _generations(window).compare
+    problems = []
+    for k, (view, plot) in enumerate(zip(part.map_views, part.map_plots)):
+        problems += hidden_axes(view, plot, window, f"map {'A B A−B'.split()[k]}")
+    table = part.table
+    problem = hidden_part(table, window)
+    if problem:
+        problems.append(problem)
+    viewport = table.viewport().rect()
+    chosen = table.visualRect(table.model().index(table.currentRow(), 0))
+    if not viewport.contains(chosen):
+        problems.append(f"the chosen hook's row {table.currentRow()} is not in the table's view")
+    cut = [r for r in range(table.rowCount()) if viewport.intersects(table.visualRect(table.model().index(r, 0)))
+           and not viewport.contains(table.visualRect(table.model().index(r, 0)))]
+    if cut:
+        problems.append(f"rows {cut} of the table are cut in half")
+    return problems
+
+
 CHECKS = {
     ("c4-ffn", "question"): naive_whole, ("c4-ffn", "naive"): naive_whole,
     ("c4-ffn", "failure"): failure_whole,
@@ -141,6 +191,13 @@ CHECKS = {
     ("c4-ffn", "neurons"): neurons_whole,
     ("c4-ffn", "width"): width_whole, ("c4-ffn", "shapes"): shapes_whole, ("c4-ffn", "shuffle"): shuffle_whole,
     ("c4-ffn", "misconceptions"): misconceptions_whole,
+    ("generations", "compare"): compare_whole,
+    ("generations", "growth"): generations_plots_whole("residual"),
+    ("generations", "placement"): generations_plots_whole("placement"),
+    ("generations", "parameters"): parameters_whole,
+    ("generations", "sink"): generations_plots_whole("sink"),
+    ("generations", "gain"): generations_plots_whole("gain"),
+    ("generations", "overflow"): generations_plots_whole("overflow"),
 }
 
 
