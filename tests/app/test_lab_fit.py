@@ -162,6 +162,17 @@ def parameters_whole(window) -> list[str]:
     return [p for p in (hidden_part(part.counts, window), hidden_part(part.widths, window)) if p]
 
 
+def ablation_whole(window) -> list[str]:
+    part = window.labs["model"].part("ablation")
+    return [p for p in (hidden_part(part.table, window), hidden_part(part.measure, window)) if p]
+
+
+def model_neurons_whole(window) -> list[str]:
+    part = window.labs["model"].part("neurons")
+    problems = hidden_axes(part.heatmap, part.heatmap.plot, window, "neurons × characters")
+    return problems + [p for p in [hidden_part(part.groups, window)] if p]
+
+
 def compare_whole(window) -> list[str]:
     part = _generations(window).compare
     problems = []
@@ -198,6 +209,9 @@ CHECKS = {
     ("generations", "sink"): generations_plots_whole("sink"),
     ("generations", "gain"): generations_plots_whole("gain"),
     ("generations", "overflow"): generations_plots_whole("overflow"),
+    ("model-neurons", "text-heatmap"): model_neurons_whole, ("model-neurons", "ranked"): model_neurons_whole,
+    ("model-neurons", "control"): model_neurons_whole, ("model-neurons", "heatmap"): model_neurons_whole,
+    ("model-neurons", "ablation"): ablation_whole,
 }
 
 
