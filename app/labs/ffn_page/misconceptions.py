@@ -82,11 +82,11 @@ class FfnMisconceptionsPart(DemoPart):
 
     def _follow_presenting(self) -> None:
         """On a projector the page shows the three claims, the live shuffle count, the softmax
-        explanation with its slider and plots, all without scrolling: the heading (the lesson's
-        title says it), the other two explanations and the curvature check (the plots' titles say
-        straight or curved) wait for the desk."""
+        explanation with its slider and plots, all without scrolling: the other two explanations
+        and the curvature check (the plots' titles say straight or curved) wait for the desk (the
+        heading too: the panel hides it, the lesson's title says it)."""
         presenting = appearance().presenting
-        for widget in (self.heading, self.text1, self.text3, self.check):
+        for widget in (self.text1, self.text3, self.check):
             widget.setVisible(not presenting)
 
     @staticmethod
