@@ -14,6 +14,7 @@ _spec.loader.exec_module(rule)
     "好吃, 不好吃", "没有可检查的:这个块", "ε 必须是 0 到 1 之间的数;仍为 %1。", "仍为 %1.", "想一想:%1",
     "GELU(精确,erf)", "随机(种子 %2)", "亮起(h ≥ 0.5)的句子", "门控(SwiGLU / GEGLU)", "随机权重(种子 0,float16 存储)",
     "代入 a = %1,b = %2", "为什么?", "“恰好一个”.", "（p = 1，n = 0)",
+    "学习率 %2、λ = %3,%1 步之后", "注意力：%1 个头 × %2,%3",
 ])
 def test_half_width_punctuation_in_a_chinese_sentence_is_found(text):
     assert rule.problems(text), text
@@ -43,6 +44,7 @@ def test_the_fixer_writes_full_width_marks_without_spaces_around_them(text, fixe
 
 def test_a_separator_translation_is_chinese_too():
     assert rule.problems("; ") and rule.fix("; ") == "；"
+    assert rule.problems(",") and rule.fix(", ") == "，"
     assert rule.problems("、") == []
 
 

@@ -13,8 +13,9 @@ inside formulas, numbers, hook names and code. Precisely, in a Chinese string:
   digit (a file suffix: "存成 .npy 文件").
 - , is also wrong inside full-width parentheses or ones whose content contains a Han character
   (the innermost pair): "(种子 0,float16 存储)" is a Chinese aside, "f(x, y)" is a formula; and
-  outside every parenthesis when a letter follows it at once: "a = %1,b = %2" is a list in a
-  Chinese sentence.
+  outside every parenthesis when a letter or a placeholder follows it at once: "a = %1,b = %2"
+  and "λ = %3,%1 步之后" are lists in a Chinese sentence (the second reads as one number). A
+  separator's translation is never ",": ", " → "，" (or "、").
 - . ? ! are also wrong as the last character of a string that contains Chinese: a Chinese
   sentence ends with 。 ？ ！, also after a number or a placeholder ("仍为 %1.").
 - A pair of parentheses whose content contains Chinese (a Han character or Chinese punctuation)
@@ -129,14 +130,16 @@ def _wrong_marks(text: str, chinese: bool = False) -> list[int]:
                 found.add(index)
             elif char in SENTENCE_END and _is_last(masked, index):
                 found.add(index)
+            elif char == "," and is_separator(text):
+                found.add(index)                                         # a list separator: "，" or "、"
             elif char == ",":
                 inside = [(a, b) for a, b in pairs if a < index < b]
                 if inside:
                     start, end = max(inside)
                     if masked[start] == "（" or has_han(masked[start + 1:end]):
                         found.add(index)
-                elif index + 1 < len(masked) and masked[index + 1].isalpha():
-                    found.add(index)
+                elif index + 1 < len(masked) and (masked[index + 1].isalpha() or masked[index + 1] == "#"):
+                    found.add(index)                                     # "λ = %3,%1 步": a list, not a number
     for start, end in pairs:
         if masked[start] != "(" or masked[end] != ")":
             continue

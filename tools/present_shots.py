@@ -1,6 +1,6 @@
 """Screenshots of presentation mode: every step of every shipped lesson, in both languages.
 
-    python tools/present_shots.py OUT_FOLDER [--size 1024x768] [--zoom 100] [--lang zh en]
+    python tools/present_shots.py OUT_FOLDER [--size 1024x768] [--zoom 100] [--lang zh en] [--lesson ID …]
 
 writes OUT_FOLDER/<lesson id>-<step>-<lang>.png (the step 1-based, two digits), as a projector
 of that size shows presentation mode, so that a person can look at every step before a lecture.
@@ -21,15 +21,17 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 
-def shoot(out: Path, size: tuple[int, int], zoom: int, languages: list[str]) -> list[Path]:
+def shoot(out: Path, size: tuple[int, int], zoom: int, languages: list[str],
+          only: list[str] | None = None) -> list[Path]:
     from core.formats.lesson import list_lessons, load_lesson
     from core.resources import lessons_dir
 
-    from app.launch import build_window
+    from app.launch import build_window, delete_now
     from app.widgets.appearance import appearance
+    from app.widgets.worker import settle
 
     out.mkdir(parents=True, exist_ok=True)
-    lessons = [path for _id, _title, path in list_lessons(lessons_dir())]
+    lessons = [path for lesson_id, _title, path in list_lessons(lessons_dir()) if not only or lesson_id in only]
     written = []
     for language in languages:
         app, window = build_window(lessons[0], language, zoom=zoom / 100)
@@ -47,6 +49,7 @@ def shoot(out: Path, size: tuple[int, int], zoom: int, languages: list[str]) -> 
                     window.lessons.go(position)
                     for _ in range(4):
                         app.processEvents()
+                    settle(app)                   # a lab's background work finishes first, as in `screenshot`
                     file = out / f"{lesson.id}-{position + 1:02d}-{language}.png"
                     if not window.grab().toImage().save(str(file), "PNG"):
                         raise OSError(f"cannot write {file}")
@@ -54,6 +57,7 @@ def shoot(out: Path, size: tuple[int, int], zoom: int, languages: list[str]) -> 
                     written.append(file)
         finally:
             window.close()
+            delete_now(window)                    # while Python is whole (see app.launch.delete_now)
             appearance().reset()
     return written
 
@@ -66,8 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=_size, default=(1024, 768), help="window size WxH (default 1024x768)")
     parser.add_argument("--zoom", type=_zoom, default=100, help="interface zoom in percent (default 100)")
     parser.add_argument("--lang", nargs="+", choices=("zh", "en"), default=["zh", "en"])
+    parser.add_argument("--lesson", nargs="+", metavar="ID", help="only these lessons (default: all)")
     args = parser.parse_args(argv)
-    shoot(args.out, args.size, args.zoom, args.lang)
+    shoot(args.out, args.size, args.zoom, args.lang, args.lesson)
     return 0
 
 

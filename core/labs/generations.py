@@ -115,7 +115,7 @@ GENERATIONS = COLUMN_IDS                 # every column has a preset of the same
 def columns() -> tuple[Column, ...]:
     return (
         Column("original", "2017", _text("原版（Vaswani 等）", "The original (Vaswani et al.)")),
-        Column("gpt2", "2019", _text("GPT-2(OpenAI)", "GPT-2 (OpenAI)")),
+        Column("gpt2", "2019", _text("GPT-2（OpenAI）", "GPT-2 (OpenAI)")),
         Column("llama", "2020–2023", _text("Llama 式（Shazeer 2020 起）", "Llama-style (from Shazeer 2020)")),
         Column("anchor", "2025–2026", _text("锚点模型 Qwen3.8", "The anchor model, Qwen3.8")),
         Column("divergence", "2026", _text("各走各路（C15 展开）", "Divergence (C15)")),
@@ -176,7 +176,7 @@ def table() -> tuple[Cell, ...]:
               (F("22,016", 22016, "deepseek2024", "parameters"),),
               ("shazeer2020", "deepseek2024"), "llama", "parameters"),
         _cell("ffn", "anchor",
-              ("SwiGLU,5,120 → 17,408，即 3.4 d，不是 8d/3；FFN 占全模型参数的 61.6%。",
+              ("SwiGLU，5,120 → 17,408，即 3.4 d，不是 8d/3；FFN 占全模型参数的 61.6%。",
                "SwiGLU, 5,120 → 17,408: 3.4 d, not 8d/3; the FFN holds 61.6 % of all parameters."),
               ("输出没有上界：SiLU(10) × 10 = 99.995，输入再大，低精度就会溢出。",
                "Its output has no upper bound: SiLU(10) × 10 = 99.995, and with larger inputs low precision "
@@ -186,7 +186,7 @@ def table() -> tuple[Cell, ...]:
               ("anchor",), "anchor", "swiglu_overflow"),
         _cell("ffn", "divergence",
               ("给 SwiGLU 封顶：gpt-oss 截在 7，DeepSeek V4 截在 10，Kimi K3 用软封顶的 SiTU-GLU；"
-               "再往后把 FFN 拆成许多小 FFN(MoE,C11)。",
+               "再往后把 FFN 拆成许多小 FFN（MoE，C11）。",
                "Cap SwiGLU: gpt-oss clips at 7, DeepSeek V4 at 10, Kimi K3 caps it softly (SiTU-GLU); "
                "beyond that, split the FFN into many small ones (MoE, C11)."),
               None,

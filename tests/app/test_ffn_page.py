@@ -341,3 +341,23 @@ def test_chinese(qtbot, lab):
     i18n.install("en")
     qtbot.wait(10)
     assert panel.tabs.tabText(0) == "Formula"
+
+
+def test_the_shapes_drawing_writes_its_numbers_at_presentation_size(qtbot, lab):
+    """The edge numbers and captions are painted, not widgets: they follow presentation mode
+    like every other text (they stayed at 13 px on a projector), and the drawing still fits."""
+    from app.widgets.appearance import appearance
+    _, panel = lab
+    panel.set_focus("shapes")
+    canvas = panel.shapes.canvas
+
+    def edge_heights():
+        return sorted({round(rect.height()) for what, rect, _text, _kind in canvas.layout_items() if what == "edge_top"})
+
+    before = edge_heights()
+    appearance().set_presenting(True)
+    after = edge_heights()
+    assert before and len(after) == len(before) and all(a > b for a, b in zip(after, before))
+    assert canvas.edge_font.pointSizeF() * 96 / 72 >= 16                     # 16 px text on a projector
+    for what, rect, _text, _kind in canvas.layout_items():
+        assert canvas.rect().toRectF().contains(rect), what

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QTableWidget
 from app.session import Session
 from core.formats.scenario import load_scenario
 from core.labs import generations as core
+from core.numbers import format_number
 from core.params import ModelShape
 from tests.app.helpers import FakeClock, settle, show
 from tests.conftest import ROOT, SCENARIOS
@@ -361,6 +362,13 @@ def test_the_lesson_in_the_window(blocklab_open, qtbot):
     assert window.dataflow.parentWidget() is window._left                   # no diagram asked for
     assert "3,688,704" in window.lesson_bar.caption.text()
     assert isinstance(lab.find(QLabel, "genParametersTotal"), QLabel)
+    # The anchor step's caption gives head 1's gate for the last token; the diagram above shows
+    # the selected token's gate: it must be that token's (it showed the first token's 0.54, 0.59).
+    window.lessons.go(window.lessons.lesson.step_index("anchor"))
+    last = len(lab.session.tokens) - 1
+    gate = lab.session.trace["attn.hook_gate_sigmoid"][0, last]
+    assert lab.session.selected_index("attn.hook_gate_sigmoid")[:2] == (0, last)      # head 1, the last token
+    assert all(format_number(float(value), 3) in window.lesson_bar.caption.text() for value in gate)
 
 
 # --- every word has its Chinese ---------------------------------------------------------------------

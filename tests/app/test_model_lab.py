@@ -485,3 +485,25 @@ def test_the_lab_follows_a_live_language_change(qtbot, tiny_path):
         i18n.install("en")
     settle(lambda: panel.tabs.tabText(0) == "① Neurons")
     close(panel)
+
+
+def test_the_heatmaps_neuron_labels_never_pile_up(qtbot):
+    """All 688 neurons in a projector's 140 px: the "#n" labels down the side are one text line
+    apart at least (every 50th neuron piled 14 labels of 16 px into 140 px, unreadable)."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from app.labs.model.heatmap import TICK_PT, NeuronHeatmap
+    from app.widgets import style
+    from app.widgets.appearance import appearance
+    appearance().set_presenting(True)
+    heatmap = show(qtbot, NeuronHeatmap("heatmap"), 600, 200)
+    rows = np.arange(688)
+    heatmap.set_data(np.zeros((688, 40)), rows, ["字"] * 40, 1.0)
+    line = QFontMetricsF(style.font(appearance().points(TICK_PT))).height()
+    for height in (200, 400):
+        heatmap.resize(600, height)
+        settle(lambda: heatmap.plot.vb.height() > 0)
+        ticks = heatmap.plot.getAxis("left")._tickLevels[0]
+        spacing = (ticks[1][0] - ticks[0][0]) * heatmap.plot.vb.height() / len(rows)
+        assert spacing >= 0.95 * line, (height, len(ticks), spacing, line)
+        assert len(ticks) >= 3                                                   # still labelled

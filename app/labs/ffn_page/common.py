@@ -75,16 +75,18 @@ def mono_font() -> QFont:
 
 
 class PlotWidget(pg.PlotWidget):
-    """A plot whose preferred height is modest: a scroll area sizes its page by preferred heights."""
+    """A plot that takes the height its page gives it. A scroll area makes its page as tall as the
+    page's preferred height: the plot prefers its least height, so a projector's page scrolls only
+    when even that does not fit (the plot's stretch gives it any room left). `height`: the plot's
+    height when there is room, 40 px more than its least."""
 
     def __init__(self, object_name: str, height: int):
         super().__init__()
         self.setObjectName(object_name)
-        self._hint = QSize(400, height)
         self.setMinimumHeight(height - 40)
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return self._hint
+        return QSize(400, self.minimumHeight())
 
 
 def new_plot(widget: pg.PlotWidget) -> pg.PlotItem:

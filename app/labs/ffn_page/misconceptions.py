@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QW
 from app.labs.ffn_page.common import (HEADING_PT, LINE_COLOURS, TEXT_PT, PlotWidget, new_plot, note_frame,
                                       snapped_range, text_label)
 from app.labs.ffn_page.source import DemoPart, FfnDemoSource
+from app.widgets.appearance import appearance
 from app.widgets.style import font
 from core.labs.ffn_page import SCALE_GRID, ScalingResult
 from core.numbers import format_number
@@ -68,19 +69,29 @@ class FfnMisconceptionsPart(DemoPart):
         box2 = note_frame(self.claim2, self.text2, object_name="ffnMis2")
         layout.addWidget(box2)
         layout.addLayout(slider_row)
-        layout.addLayout(plots)
+        layout.addLayout(plots, 1)                       # the room left goes to the plots
         layout.addWidget(self.check)
         layout.addWidget(note_frame(self.claim3, self.text3, object_name="ffnMis3"))
-        layout.addStretch(1)
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
         source.shuffled.connect(self._refresh_summary)
         self.result: ScalingResult | None = None
         self._ranges: dict[int, tuple] = {}
         self._brushes = [pg.mkBrush(colour) for colour in LINE_COLOURS]
         self.retranslate()
 
+    def _follow_presenting(self) -> None:
+        """On a projector the page shows the three claims, the live shuffle count, the softmax
+        explanation with its slider and plots, all without scrolling: the other two explanations
+        and the curvature check (the plots' titles say straight or curved) wait for the desk (the
+        heading too: the panel hides it, the lesson's title says it)."""
+        presenting = appearance().presenting
+        for widget in (self.text1, self.text3, self.check):
+            widget.setVisible(not presenting)
+
     @staticmethod
     def _plot(object_name: str):
-        widget = PlotWidget(object_name, 260)
+        widget = PlotWidget(object_name, 220)
         plot = new_plot(widget)
         curves = []
         for colour in LINE_COLOURS:
@@ -109,8 +120,8 @@ class FfnMisconceptionsPart(DemoPart):
         self.text3.setText(self.tr(
             "The lab's two neurons have names — “at least one holds” and “both hold” — only because their weights "
             "were built by hand to mean that. In trained models most neurons respond to several unrelated patterns, "
-            "and one picked at random often shows no pattern at all. Block Lab has no trained model yet, so this "
-            "cannot be shown here; a real-model view is planned for a later version."))
+            "and one picked at random often shows no pattern at all. The lesson on the trained model shows both: "
+            "its neurons with the largest activations beside randomly drawn ones."))
         for plot in (self.first_plot, self.late_plot):
             plot.setLabel("bottom", self.tr("s"), **{"font-size": "11pt"})
         self.first_plot.setLabel("left", self.tr("attention output"), **{"font-size": "11pt"})

@@ -16,6 +16,7 @@ from app.labs.ffn_page.source import FfnDemoSource
 from app.labs.ffn_page.summary import FfnSummaryPart
 from app.labs.ffn_page.width import FfnWidthPart
 from app.session import Change
+from app.widgets.appearance import appearance
 from app.widgets.style import font
 
 
@@ -57,7 +58,15 @@ class FfnPagePanel(LabPanel):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
         self.retranslate()
+
+    def _follow_presenting(self) -> None:
+        """In presentation mode a part's heading gives its room to the figure: the caption bar shows
+        the step's title. The summary's "In one sentence" is its content and stays."""
+        for part in (self.formula, self.width_part, self.shapes, self.shuffle, self.misconceptions):
+            part.heading.setVisible(not appearance().presenting)
 
     def session_changed(self, change: Change) -> None:
         self.source.session_changed(change)

@@ -6,6 +6,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.labs.ffn_page.common import EDGE_PT, KIND_COLOURS
+from app.widgets.appearance import appearance
 from app.widgets.style import font
 from core.labs.ffn_page import SHAPE_BLOCKS, ShapeView, shape_view
 
@@ -27,10 +28,21 @@ class FfnShapeCanvas(QWidget):
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)      # grows with the window on a projector
         self.setSizePolicy(policy)
-        self.edge_font = font(EDGE_PT)
-        self.caption_font = font(EDGE_PT)
-        self.operator_font = font(18)
         self.blocks = {block.name: block for block in SHAPE_BLOCKS}
+        appearance().changed.connect(self.update)
+
+    # the drawing's own texts at the zoom (and presentation mode), as every widget's text is
+    @property
+    def edge_font(self):
+        return font(appearance().points(EDGE_PT))
+
+    @property
+    def caption_font(self):
+        return font(appearance().points(EDGE_PT))
+
+    @property
+    def operator_font(self):
+        return font(appearance().points(18))
 
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(840, 380)
@@ -97,7 +109,7 @@ class FfnShapeCanvas(QWidget):
             for name in row:
                 if name not in self.blocks:
                     w = operator_width(name)
-                    items.append(("operator", QRectF(x, centre_y - 15, w, 30), name, ""))
+                    items.append(("operator", QRectF(x, centre_y - operator.height() / 2, w, operator.height()), name, ""))
                     x += w
                     continue
                 block = self.blocks[name]

@@ -143,6 +143,7 @@ class Part(QWidget):
         self._muted: list[QWidget] = []
         self._plots: list[pg.PlotItem] = []
         self._views: list[pg.GraphicsView] = []
+        self._headings: list[QLabel] = []     # hidden in presentation mode: the lesson's title says it
         appearance().changed.connect(self._appearance_changed)
 
     # building
@@ -159,7 +160,16 @@ class Part(QWidget):
             self._muted.append(label)
         if wrap:
             label.installEventFilter(self)      # its wrapped height becomes its minimum: see eventFilter
+        if base == HEADING_PT and object_name.endswith("Heading"):        # the part's title, not a figure
+            self._headings.append(label)
         return label
+
+    def _follow_presenting(self) -> None:
+        """In presentation mode the part's heading gives its room to the figure: the caption bar
+        above shows the step's title."""
+        for heading in self._headings:
+            if heading.parentWidget() is not None:         # placed: hiding or showing it is safe
+                heading.setVisible(not appearance().presenting)
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
         """A wrapped label asks for the height its text needs at its width: layouts do not pass
@@ -264,11 +274,13 @@ class Part(QWidget):
             view.setBackground(appearance().colours.background)
         for plot in self._plots:
             self._style_plot(plot)
+        self._follow_presenting()
         self.restyle()
         self.retranslate()              # titles and labels carry their sizes and colours
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
+        self._follow_presenting()
         if self._muted and not getattr(self, "_muted_once", False):
             self._muted_once = True
             muted = appearance().colours.muted
@@ -377,7 +389,9 @@ class CachedRunPart(Part):
 
 
 class PlotView(pg.GraphicsLayoutWidget):
-    """Plots whose preferred height is modest (a scroll area sizes its page by preferred heights)."""
+    """Plots whose preferred height is modest (a scroll area sizes its page by preferred heights).
+    In presentation mode they prefer their least height: a projector's page then scrolls only when
+    even that does not fit, and the plots' stretch gives them the room left."""
 
     def __init__(self, object_name: str, height: int = 300):
         super().__init__()
@@ -387,6 +401,8 @@ class PlotView(pg.GraphicsLayoutWidget):
         self.setBackground(appearance().colours.background)
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        if appearance().presenting:
+            return QSize(480, self.minimumHeight())
         return QSize(480, appearance().pixels(self._height))
 
 

@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QTableWidget,
+from PySide6.QtCore import QEvent, QSignalBlocker, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QBoxLayout, QComboBox, QHBoxLayout, QHeaderView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.labs.generations.common import (HEADING_PT, Part, PlotView, generation_name, generation_of, part_heading,
                                          preset_trace)
 from app.labs.fonts import fit_table
+from app.widgets.appearance import appearance
 from app.widgets.style import DIVERGING_LUT, limit_for, text_colour_on, tint
 from core.labs import generations as core
 from core.numbers import format_number
 
 EXPLORER = "explorer"            # the block in the explorer, with the learner's edits
 DECIMALS = 4
+LEAST_ROWS = 4                   # presenting: the table shows at least this many rows
+MAP_PX = 220                     # a map's height at the desk, at 100 %
+MAP_LEAST_PX = 110               # presenting: each of the three stacked maps, at 100 %
+MAP_AXIS_PX = 45                 # … and the lowest one's axis below it
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -25,7 +30,12 @@ def _shape(shape: tuple[int, ...]) -> str:
 
 
 class GenerationsComparePart(Part):
-    """Choose A and B; every hook both traces have, its shapes and the largest |A − B|."""
+    """Choose A and B; every hook both traces have, its shapes and the largest |A − B|.
+
+    At the desk the table shows every hook and the three maps sit below it, side by side (the
+    page scrolls). In presentation mode the maps stand beside the table, one above the other,
+    and the table shows as many whole rows as the projector's height holds, scrolled to the
+    chosen hook: the rows and the maps the caption points at are on screen together."""
 
     hookChosen = Signal(str)            # the panel points the explorer at the hook
 
@@ -65,11 +75,21 @@ class GenerationsComparePart(Part):
         self.table.itemSelectionChanged.connect(self._row_chosen)
         self.table.setMinimumHeight(180)
 
-        self.view = PlotView("genCompareMaps", 220)
+        # one view per map: presentation mode stacks them (pyqtgraph crashes when plots move
+        # within one view's grid)
+        self.maps_box = QWidget()
+        self.maps_box.setObjectName("genCompareMaps")
+        self.maps_layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self.maps_box)
+        self.maps_layout.setContentsMargins(0, 0, 0, 0)
+        self.maps_layout.setSpacing(0)
+        self.map_views: list[PlotView] = []
         self.maps: list[pg.ImageItem] = []
         self.map_plots: list[pg.PlotItem] = []
         for column in range(3):
-            plot = self.plot(self.view, 0, column)
+            view = PlotView(f"genCompareMap{column + 1}", MAP_PX)
+            self.maps_layout.addWidget(view, 1)
+            self.map_views.append(view)
+            plot = self.plot(view)
             plot.invertY(True)
             plot.setAspectLocked(False)
             image = pg.ImageItem(axisOrder="row-major")
@@ -79,17 +99,81 @@ class GenerationsComparePart(Part):
             self.map_plots.append(plot)
         self.map_note = self.label("genCompareMapNote", muted=True)
 
-        body = QHBoxLayout()
-        body.addWidget(self.table, 1)
+        # The table's room: the table inside is placed by hand (whole at the desk; in presentation
+        # mode as many whole rows as the room holds), so its height never feeds back into the room's.
+        self.table_box = QWidget()
+        self.table_box.setObjectName("genCompareTableBox")
+        self.table.setParent(self.table_box)
+        self.table_box.installEventFilter(self)
+        self.body = QHBoxLayout()
+        self.body.addWidget(self.table_box, 5)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.heading)
         layout.addLayout(choices)
         layout.addWidget(self.summary)
-        layout.addLayout(body, 1)
-        layout.addWidget(self.view)
+        layout.addLayout(self.body, 1)
+        layout.addWidget(self.maps_box)
         layout.addWidget(self.map_note)
+        self.page_layout = layout
+        self._beside: bool | None = None
+        self._arrange()
         self.retranslate()
+
+    # --- presentation mode: the maps beside the table ----------------------------------------
+    def _arrange(self) -> None:
+        beside = appearance().presenting
+        if beside != self._beside:
+            self._beside = beside
+            self.page_layout.removeWidget(self.maps_box)
+            self.body.removeWidget(self.maps_box)
+            if beside:
+                self.body.addWidget(self.maps_box, 4)
+            else:
+                self.page_layout.insertWidget(self.page_layout.indexOf(self.map_note), self.maps_box)
+            self.maps_layout.setDirection(QBoxLayout.Direction.TopToBottom if beside
+                                          else QBoxLayout.Direction.LeftToRight)
+        for index, view in enumerate(self.map_views):
+            # stacked, the lowest map also holds the columns' axis
+            axis = appearance().pixels(MAP_AXIS_PX) if beside and index == len(self.map_views) - 1 else 0
+            view.setMinimumHeight(appearance().pixels(MAP_LEAST_PX) + axis if beside else max(160, MAP_PX - 80))
+        for plot in self.map_plots[:-1]:                    # stacked, the maps share the lowest one's columns
+            plot.showAxis("bottom", not beside)
+        self._fit_rows()
+
+    def restyle(self) -> None:
+        self._arrange()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.table_box and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+            self._fit_rows()
+        return super().eventFilter(watched, event)
+
+    def _fit_rows(self) -> None:
+        """The table in its room: at the desk every hook (the room as tall as the table: the page
+        scrolls); presenting, as many whole rows as the room holds (a row cut in half reads as a
+        defect from the back), the chosen hook's row among them."""
+        table, box = self.table, self.table_box
+        fit_table(table, whole=False)                      # columns and rows to their texts
+        header = table.horizontalHeader()
+        row = max(1, table.rowHeight(0)) if table.rowCount() else 1
+        fixed = header.height() + 2 * table.frameWidth()
+        every = fixed + sum(table.rowHeight(r) for r in range(table.rowCount()))
+        columns = sum(max(header.sectionSizeHint(c), table.sizeHintForColumn(c)) for c in range(table.columnCount()))
+        if self._beside:
+            box.setMinimumSize(columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width(),
+                               fixed + LEAST_ROWS * row)
+            shown = max(1, min(table.rowCount(), (box.height() - fixed) // row))
+            height = fixed + shown * row
+        else:
+            box.setMinimumSize(0, every)
+            height = every
+        table.setMinimumSize(0, 0)
+        table.setMaximumSize(16777215, 16777215)
+        if table.geometry().getRect() != (0, 0, box.width(), height):
+            table.setGeometry(0, 0, box.width(), height)
+        if table.currentRow() >= 0:
+            table.scrollToItem(table.item(table.currentRow(), 0))
 
     # --- choosing A and B -------------------------------------------------------------------
     def follow_session(self) -> None:
@@ -138,7 +222,7 @@ class GenerationsComparePart(Part):
             colour = tint(row.largest if row.largest is not None else float("nan"), limit)
             item.setBackground(colour)
             item.setForeground(text_colour_on(colour))
-        fit_table(self.table)              # every hook shown: the page scrolls, not the table
+        self._fit_rows()                   # every hook shown (the page scrolls); presenting: whole rows
         same = sum(1 for row in rows if row.same_shape)
         only_a = ", ".join(self.comparison.only_a) or self.tr("none")
         only_b = ", ".join(self.comparison.only_b) or self.tr("none")

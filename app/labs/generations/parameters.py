@@ -155,8 +155,31 @@ class ParametersPart(Part):
         layout.addLayout(columns)
         layout.addWidget(self.widths_intro)
         layout.addWidget(self.widths)
+        self.page_layout, self.right_column = layout, right
+        self._widths_beside: bool | None = None
+        self._place_widths()
         self.retranslate()
         self._show()
+
+    def _place_widths(self) -> None:
+        """In presentation mode the real models' widths (the caption's DeepSeek figures) move up
+        into the room under the counts, without their sources, so a projector shows them without
+        scrolling; at the desk they run below, sources and all."""
+        beside = appearance().presenting
+        if beside == self._widths_beside:
+            return
+        self._widths_beside = beside
+        for widget in (self.widths_intro, self.widths):
+            self.page_layout.removeWidget(widget)
+            self.right_column.removeWidget(widget)
+        if beside:
+            stretch = self.right_column.count() - 1              # before the column's closing stretch
+            self.right_column.insertWidget(stretch, self.widths)
+            self.right_column.insertWidget(stretch, self.widths_intro)
+        else:
+            self.page_layout.addWidget(self.widths_intro)
+            self.page_layout.addWidget(self.widths)
+        self.widths.setColumnHidden(3, beside)
 
     # --- changing the model -------------------------------------------------------------------
     def set_shape(self, shape: ModelShape) -> None:
@@ -295,6 +318,7 @@ class ParametersPart(Part):
 
     def restyle(self) -> None:
         set_text_colour(self.message, appearance().colours.bad)
+        self._place_widths()
         self._fit(self.counts)
         self._fit(self.widths)
 

@@ -70,7 +70,14 @@ class CellCard(QFrame):
         else:
             opens = ""
         self.opens.setText(opens)
-        self.opens.setVisible(bool(opens))
+        self.follow_presenting()
+
+    def follow_presenting(self) -> None:
+        """On a projector a card keeps what the generation did and where it got stuck: its sources
+        and what a click opens wait for the desk (the lesson's caption says "click a cell")."""
+        desk = not appearance().presenting
+        self.sources.setVisible(desk and bool(self.cell.sources))
+        self.opens.setVisible(desk and bool(self.opens.text()))
 
     def set_state(self, selected: bool, loaded: bool) -> None:
         """Chosen: a thick accent border; its generation in the explorer: a tinted card. Painted
@@ -268,11 +275,18 @@ class GenerationsTablePart(Part):
                 self.demonstrationRequested.emit(demonstration)
 
     def _describe(self) -> None:
+        desk = not appearance().presenting
         if self.chosen is None:
             self.details.setText(self.tr("Click a cell: its generation's block opens in the explorer, "
                                          "and here you see where each of its numbers comes from."))
             self.demonstration.hide()
+            if self.details.parentWidget() is not None:     # placed: hiding or showing it is safe
+                self.details.setVisible(desk)
+                self.diagram.setVisible(desk)
             return
+        if self.details.parentWidget() is not None:
+            self.details.setVisible(True)
+            self.diagram.setVisible(True)
         cell = core.cell(*self.chosen)
         column = next(c for c in core.columns() if c.id == cell.column)
         row = next(r for r in core.rows() if r.id == cell.row)
@@ -308,3 +322,7 @@ class GenerationsTablePart(Part):
             self.grid.setColumnMinimumWidth(c, appearance().pixels(MIN_COLUMN_PX))
         for card in self.cards.values():
             card.set_state(card.selected, card.loaded)
+            card.follow_presenting()
+        # presenting, the map gets the height: the hint below it (the caption says it) and the
+        # diagram button wait for the desk until a cell is chosen
+        self._describe()

@@ -172,12 +172,21 @@ class ModelAblationPart(Part):
         self.splitter.addWidget(bottom)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
+        self.plots_box = bottom
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.note)
         layout.addWidget(self.splitter, 1)
         self.measure.clicked.connect(self._measure)
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
         self.retranslate()
+
+    def _follow_presenting(self) -> None:
+        """On a projector the table and its Measure button hold the figures the caption talks
+        about; the plots of the same numbers below them would push the button off a 1024×768
+        screen, so they wait for the desk."""
+        self.plots_box.setVisible(not appearance().presenting)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)

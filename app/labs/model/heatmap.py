@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QFontMetricsF
 
 from app.labs.model.common import shown_char
 from app.widgets import style
@@ -16,6 +17,16 @@ from core.numbers import format_number
 
 TICK_PT = 10           # 16 px in presentation mode (12 pt)
 LABELLED_ROWS = 40          # up to this many rows get a "#n" label each
+
+
+def _nice_step(at_least: float) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50 … that is at least `at_least`."""
+    power = 1
+    while True:
+        for factor in (1, 2, 5):
+            if factor * power >= at_least:
+                return factor * power
+        power *= 10
 
 
 class NeuronHeatmap(pg.GraphicsLayoutWidget):
@@ -70,15 +81,30 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
 
     def _ticks(self) -> None:
         rows, chars = self.rows, self.chars
-        if len(rows) <= LABELLED_ROWS:
+        self._labelled_for = self._label_room()
+        fits = self._labelled_for
+        if len(rows) <= min(LABELLED_ROWS, fits):
             left = [[(k + 0.5, f"#{n}") for k, n in enumerate(rows)]]
         else:
-            step = 10 ** max(0, int(math.log10(max(1, len(rows)))) - 1) * 5
+            # one "#n" every `step` rows, as many as the plot's height holds without overlapping
+            # (every 50th of 688 rows piled 14 labels into a projector's 140 px)
+            step = _nice_step(len(rows) / max(1, fits))
             left = [[(k + 0.5, f"#{rows[k]}") for k in range(0, len(rows), step)]]
         self.plot.getAxis("left").setTicks(left)
         step = 1 if len(chars) <= 24 else 4 if len(chars) <= 64 else 8
         bottom = [[(k + 0.5, shown_char(chars[k])) for k in range(0, len(chars), step)]]
         self.plot.getAxis("bottom").setTicks(bottom)
+
+    def _label_room(self) -> int:
+        """How many row labels the plot's height holds, one text line apart."""
+        line = QFontMetricsF(style.font(appearance().points(TICK_PT))).height()
+        height = self.plot.vb.height() if self.plot.vb.height() > 0 else self.height() - 3 * line
+        return max(2, int(height / (0.95 * line)))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if getattr(self, "rows", ()) and self._label_room() != getattr(self, "_labelled_for", None):  # not while building
+            self._ticks()
 
     def show_neuron(self, neuron: int) -> None:
         """Mark the row of `neuron` (hidden if it is not one of the rows)."""

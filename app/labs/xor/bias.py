@@ -57,15 +57,19 @@ class XorBiasPart(QWidget):
         self.bias_view.addItem(self.bias_mse_plot, 0, 1)
         self.bias_view.ci.layout.setColumnStretchFactor(0, 3)
         self.bias_view.ci.layout.setColumnStretchFactor(1, 2)
-        self.bias_legend = self.bias_outputs_plot.addLegend(offset=(24, -4), labelTextSize="10pt",
+        # the legend two by two in the bottom left, which the lesson's curves leave empty (one
+        # column covered them once a projector's height made the plot small)
+        self.bias_legend = self.bias_outputs_plot.addLegend(offset=(24, -4), labelTextSize="10pt", colCount=2,
                                                             brush=pg.mkBrush(255, 255, 255, 220))
+        self.bias_legend.layout.setContentsMargins(2, 0, 2, 0)
+        self.bias_legend.layout.setVerticalSpacing(0)
         self.bias_curves: list[pg.PlotDataItem] = []
         self.bias_threshold = pg.InfiniteLine(pos=lab.THRESHOLD, angle=0,
                                               pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine),
-                                              label="0.5", labelOpts={"position": 0.04, "color": "#555555",
-                                                                       "anchors": [(0, 1), (0, 1)]})
+                                              label="0.5", labelOpts={"position": 0.06, "color": "#555555",
+                                                                       "anchors": [(0, 0), (0, 0)]})
         self.bias_threshold.label.setFont(font(10))
-        self.bias_outputs_plot.addItem(self.bias_threshold)
+        self.bias_outputs_plot.addItem(self.bias_threshold)     # labelled below the line: the curves start above it
         self.bias_flip_point = pg.ScatterPlotItem(size=14, symbol="x", pen=pg.mkPen(WRONG_COLOUR, width=3),
                                                   brush=pg.mkBrush(WRONG_COLOUR))
         self.bias_outputs_plot.addItem(self.bias_flip_point)

@@ -6,7 +6,7 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QLabel
 
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
@@ -154,8 +154,19 @@ def steady_plot_title(plot: pg.PlotItem, text: str) -> None:
         title._steady_width = width
 
 
+class FigureView(pg.GraphicsLayoutWidget):
+    """Plots that take the height their page gives them. The parts sit in scroll areas, and a
+    scroll area makes its page as tall as the page's preferred height for its width: a view that
+    preferred pyqtgraph's 480 px pushed the plots' axes below a 1024×768 projector's edge. Its
+    preferred height is its least one, so the page scrolls only when even that does not fit, and
+    its stretch gives it whatever room there is."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(super().sizeHint().width(), self.minimumHeight())
+
+
 def graphics(name: str) -> pg.GraphicsLayoutWidget:
-    widget = pg.GraphicsLayoutWidget()
+    widget = FigureView()
     widget.setObjectName(name)
     widget.ci.setContentsMargins(2, 2, 2, 2)
     widget.setMinimumHeight(180)

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from app.labs.xor.common import DIAGRAM_DECIMALS, TEXT_PT, trimmed
+from app.widgets.appearance import appearance
 from app.widgets.labels import activation_label
 from app.widgets.spin import NumberSpin, session_spin, set_spin_value
 from app.widgets.style import font
@@ -15,19 +16,25 @@ from core.labs import xor as lab
 
 POSITIVE_EDGE = QColor("#b35806")
 NEGATIVE_EDGE = QColor("#542788")
+SPIN_WIDTH = 112                   # pixels at 100 %, like every length of the drawing
+
+
+def scaled_font(points: float, bold: bool = False):
+    """A font of the drawing at the zoom (and presentation mode): it paints its own text."""
+    return font(appearance().points(points), bold)
 
 
 class XorDiagram(QWidget):
     """p, n → two neurons (read weights, bias, activation) → write-back → Σ + b_out → ŷ.
 
     Every weight is a spin box sitting on the drawing; the nodes show the selected sentence's
-    numbers (from the session's trace). Spins write through session.set_value."""
+    numbers (from the session's trace). Spins write through session.set_value. Its lengths and
+    painted texts follow appearance() (the zoom, presentation mode) as the widgets' texts do."""
 
     def __init__(self, session):
         super().__init__()
         self.setObjectName("xorDiagram")
         self.session = session
-        self.setMinimumSize(560, 300)
         self.spins: dict[tuple[str, tuple[int, ...]], NumberSpin] = {}
         cells = [("W_in", (i, j)) for j in range(2) for i in range(2)] + \
                 [("b_in", (j,)) for j in range(2)] + [("W_out", (j, 0)) for j in range(2)] + [("b_out", (0,))]
@@ -41,7 +48,7 @@ class XorDiagram(QWidget):
             spin = session_spin(name, -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.1, session, points=TEXT_PT)
             spin.setParent(self)
             spin.setPrefix("+ " if tensor.startswith("b_") else "× ")
-            spin.setFixedWidth(112)
+            spin.setFixedWidth(appearance().pixels(SPIN_WIDTH))
             spin.setAlignment(Qt.AlignmentFlag.AlignCenter)
             spin.valueChanged.connect(lambda value, t=tensor, i=index: self.session.set_value(t, i, float(value),
                                                                                                 merge=True))
@@ -52,7 +59,24 @@ class XorDiagram(QWidget):
         self.headers: list[str] = ["", "", "", ""]
         self.right = True                  # the selected sentence's verdict
         self._geometry: dict[str, QRectF] = {}
+        appearance().changed.connect(self._follow_appearance)
+        self._follow_appearance()
         self.retranslate()
+
+    def _follow_appearance(self) -> None:
+        for spin in self.spins.values():
+            spin.setFixedWidth(appearance().pixels(SPIN_WIDTH))
+        self.setMinimumSize(560, self._least_height())
+        self._layout()
+
+    def _least_height(self) -> int:
+        """The height at which nothing overlaps: the headers, each neuron with a bias spin outside
+        it and two read spins beside it, a little air between the neurons' spins."""
+        k = appearance().scale
+        spin_h = self.spins[("b_out", (0,))].sizeHint().height()
+        outer = spin_h + 6 * k + 30 * k                      # a bias spin and half a neuron
+        between = 2 * (spin_h + 4 * k) + 12 * k              # the read spins of both neurons
+        return int(30 * k + outer + between + outer + 2) + 1
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
@@ -102,33 +126,38 @@ class XorDiagram(QWidget):
 
     def _layout(self) -> None:
         w, h = self.width(), self.height()
-        top = 30                                   # below the header captions
+        k = appearance().scale                     # every length chosen for 100 %
+        top = 30 * k                               # below the header captions
         usable = h - top - 8
         spin_h = self.spins[("b_out", (0,))].sizeHint().height()
-        neuron_y = [top + usable * 0.30, top + usable * 0.74]
+        half = 30 * k                              # half a neuron's height
+        # the neurons as far apart as the bias spins above and below them allow
+        low = top + spin_h + 6 * k + half
+        high = h - spin_h - 6 * k - half - 2
+        neuron_y = [max(low, top + usable * 0.30), min(high, top + usable * 0.74)]
         g: dict[str, QRectF] = {}
-        g["p"] = QRectF(w * 0.01, top + usable * 0.30 - 20, 76, 40)
-        g["n"] = QRectF(w * 0.01, top + usable * 0.74 - 20, 76, 40)
-        neuron_w = min(210.0, max(176.0, w * 0.23))
+        g["p"] = QRectF(w * 0.01, neuron_y[0] - 20 * k, 76 * k, 40 * k)
+        g["n"] = QRectF(w * 0.01, neuron_y[1] - 20 * k, 76 * k, 40 * k)
+        neuron_w = min(210.0 * k, max(176.0 * k, w * 0.23))
         for j in range(2):
-            g[f"neuron{j}"] = QRectF(w * 0.45 - neuron_w / 2, neuron_y[j] - 30, neuron_w, 60)
-        g["sum"] = QRectF(w * 0.78 - 24, (neuron_y[0] + neuron_y[1]) / 2 - 24, 48, 48)
-        g["out"] = QRectF(w - 108, g["sum"].center().y() - 30, 104, 60)
+            g[f"neuron{j}"] = QRectF(w * 0.45 - neuron_w / 2, neuron_y[j] - half, neuron_w, 2 * half)
+        g["sum"] = QRectF(w * 0.78 - 24 * k, (neuron_y[0] + neuron_y[1]) / 2 - 24 * k, 48 * k, 48 * k)
+        g["out"] = QRectF(w - 108 * k, g["sum"].center().y() - 30 * k, 104 * k, 60 * k)
         self._geometry = g
         read_x = w * 0.22
         for j in range(2):
             for i in range(2):
                 spin = self.spins[("W_in", (i, j))]
-                spin.move(int(read_x - spin.width() / 2), int(neuron_y[j] + (i - 0.5) * (spin_h + 8) - spin_h / 2))
+                spin.move(int(read_x - spin.width() / 2), int(neuron_y[j] + (i - 0.5) * (spin_h + 8 * k) - spin_h / 2))
             bias = self.spins[("b_in", (j,))]
-            offset = -(30 + spin_h + 6) if j == 0 else 30 + 6
+            offset = -(half + spin_h + 6 * k) if j == 0 else half + 6 * k
             bias.move(int(g[f"neuron{j}"].center().x() - bias.width() / 2), int(neuron_y[j] + offset))
             write = self.spins[("W_out", (j, 0))]
             write_x = (g[f"neuron{j}"].right() + g["sum"].left()) / 2
             write_y = neuron_y[j] + (g["sum"].center().y() - neuron_y[j]) * 0.2
             write.move(int(write_x - write.width() / 2), int(write_y - spin_h / 2))
         b_out = self.spins[("b_out", (0,))]
-        b_out.move(int(g["sum"].center().x() - b_out.width() / 2 + 34), int(g["sum"].bottom() + 14))
+        b_out.move(int(g["sum"].center().x() - b_out.width() / 2 + 34 * k), int(g["sum"].bottom() + 14 * k))
         self.update()
 
     def _edge_pen(self, value: float) -> QPen:
@@ -142,15 +171,16 @@ class XorDiagram(QWidget):
         if not self._geometry or not self.texts:
             return
         g = self._geometry
+        k = appearance().scale
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         # header captions over the columns
-        painter.setFont(font(10))
+        painter.setFont(scaled_font(10))
         painter.setPen(QColor("#555555"))
         spans = [(g["p"].right(), g["neuron0"].left()), (g["neuron0"].left(), g["neuron0"].right()),
                  (g["neuron0"].right(), g["sum"].left()), (g["sum"].left() - 30, self.width())]
         for (left, right), text in zip(spans, self.headers):
-            painter.drawText(QRectF(left, 2, right - left, 24), Qt.AlignmentFlag.AlignCenter, text)
+            painter.drawText(QRectF(left, 2, right - left, 24 * k), Qt.AlignmentFlag.AlignCenter, text)
         # read edges: feature → spin → neuron
         for j in range(2):
             neuron = g[f"neuron{j}"]
@@ -160,7 +190,7 @@ class XorDiagram(QWidget):
                 start = QPointF(g[source].right(), g[source].center().y())
                 painter.drawLine(start, QPointF(spin.left(), spin.center().y()))
                 painter.drawLine(QPointF(spin.right(), spin.center().y()),
-                                 QPointF(neuron.left(), neuron.center().y() + (i - 0.5) * 16))
+                                 QPointF(neuron.left(), neuron.center().y() + (i - 0.5) * 16 * k))
             bias = self.spins[("b_in", (j,))].geometry()
             painter.setPen(self._edge_pen(self.edges.get(("b_in", (j,)), 0.0)))
             edge_y = bias.bottom() if j == 0 else bias.top()
@@ -174,9 +204,9 @@ class XorDiagram(QWidget):
             end = QPointF(g["sum"].center().x() - radius, g["sum"].center().y() + (radius if j else -radius))
             painter.drawLine(QPointF(write.right(), write.center().y()), end)
             painter.setPen(QColor("#222222"))
-            painter.setFont(font(11, bold=True))
-            label_y = write.bottom() + 4 if j == 0 else write.top() - 22
-            painter.drawText(QRectF(write.left(), label_y, write.width(), 20), Qt.AlignmentFlag.AlignCenter,
+            painter.setFont(scaled_font(11, bold=True))
+            label_y = write.bottom() + 4 * k if j == 0 else write.top() - 22 * k
+            painter.drawText(QRectF(write.left(), label_y, write.width(), 20 * k), Qt.AlignmentFlag.AlignCenter,
                              self.contributions[j])
         b_out = self.spins[("b_out", (0,))].geometry()
         painter.setPen(self._edge_pen(self.edges.get(("b_out", (0,)), 0.0)))
@@ -191,19 +221,19 @@ class XorDiagram(QWidget):
                 fill = QColor("#e8f5e9") if self.right else QColor("#ffebee")
             painter.setPen(QPen(QColor("#444444"), 1.5))
             painter.setBrush(fill)
-            painter.drawRoundedRect(rect, 8, 8)
+            painter.drawRoundedRect(rect, 8 * k, 8 * k)
             lines = self.texts.get(key, [])
             if len(lines) == 1:
-                painter.setFont(font(12, bold=True))
+                painter.setFont(scaled_font(12, bold=True))
                 painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, lines[0])
             else:
-                painter.setFont(font(11, bold=True))
+                painter.setFont(scaled_font(11, bold=True))
                 painter.drawText(rect.adjusted(4, 4, -4, -rect.height() / 2), Qt.AlignmentFlag.AlignCenter, lines[0])
-                painter.setFont(font(11))
+                painter.setFont(scaled_font(11))
                 painter.drawText(rect.adjusted(4, rect.height() / 2 - 2, -4, -4), Qt.AlignmentFlag.AlignCenter, lines[1])
         painter.setBrush(QColor("#f3f3f3"))
         painter.setPen(QPen(QColor("#444444"), 1.5))
         painter.drawEllipse(g["sum"])
-        painter.setFont(font(16, bold=True))
+        painter.setFont(scaled_font(16, bold=True))
         painter.drawText(g["sum"], Qt.AlignmentFlag.AlignCenter, "Σ")
         painter.end()

@@ -10,6 +10,8 @@ from app.labs.xor.state import LinearModel, TableFacts
 from app.widgets.style import font
 from core.labs import xor as lab
 
+PARAGRAPH_GAP_PX = 8
+
 
 class XorFailurePart(QWidget):
     showFix = Signal()            # "see how two neurons fix it": the panel brings part ③ forward
@@ -60,4 +62,7 @@ class XorFailurePart(QWidget):
             text += self.tr(" That is ŷ = %1 for every sentence: it cannot tell praise from criticism.") \
                 .replace("%1", trimmed(best.c))
         lines.append(text)
-        set_text(self.proof_label, "<br><br>".join(lines))
+        # paragraphs a third of a line apart, not a blank line apart: the proof and its button fit a
+        # 1024×768 projector's page below the table (the page scrolled to reach the button)
+        set_text(self.proof_label, "".join(f"<p style='margin-top:0; margin-bottom:{PARAGRAPH_GAP_PX}px'>{line}</p>"
+                                           for line in lines))

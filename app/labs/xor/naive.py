@@ -72,6 +72,8 @@ class XorNaivePart(QWidget):
         controls.addLayout(axes_row)
         self.naive_note = label("xorNaiveNote", 10)
         controls.addWidget(self.naive_note)
+        self.teaching_note = label("xorNaiveTeaching", 10)
+        controls.addWidget(self.teaching_note)
         controls.addStretch(1)
         holder = QWidget()
         holder.setLayout(controls)
@@ -104,7 +106,7 @@ class XorNaivePart(QWidget):
         layout.addWidget(self.curve_view, 1)
 
         self.landscape_view = graphics("xorMseLandscape")
-        self.landscape_view.ci.setContentsMargins(2, 2, 2, 8)
+        self.landscape_view.ci.setContentsMargins(2, 8, 2, 8)      # room for the colour bar's end labels
         self.landscape_plot = new_plot()
         self.landscape_view.addItem(self.landscape_plot, 0, 0)
         self.landscape_image = pg.ImageItem()
@@ -130,8 +132,12 @@ class XorNaivePart(QWidget):
 
 
     def _size_controls(self) -> None:
-        """The controls' column and spin boxes at the zoom (their texts follow it: app/labs/fonts.py)."""
+        """The controls' column and spin boxes at the zoom (their texts follow it: app/labs/fonts.py).
+        In presentation mode the column drops what the lesson's caption says already (how to use
+        the sliders, that p and n are teaching names): a projector's height holds the rest whole."""
         look = appearance()
+        for note in (self.naive_hint, self.teaching_note):
+            note.setVisible(not look.presenting)
         for spin in self.linear_spins.values():
             spin.setFixedWidth(look.pixels(88))
         self.controls.setFixedWidth(look.pixels(250))
@@ -161,9 +167,9 @@ class XorNaivePart(QWidget):
                                         "or let least squares find the best line."))
         self.least_squares_button.setText(self.tr("Best fit (least squares)"))
         self.axes_title.setText(self.tr("Landscape over:"))
-        self.naive_note.setText(self.tr("Landscape: ★ least squares, ● your a, b, c.") + "<br><br>"
-                                + self.tr("p and n are names given for teaching; in a real model no single dimension "
-                                          "reads as “has 不” or “is positive”."))
+        self.naive_note.setText(self.tr("Landscape: ★ least squares, ● your a, b, c."))
+        self.teaching_note.setText(self.tr("p and n are names given for teaching; in a real model no single dimension "
+                                           "reads as “has 不” or “is positive”."))
         axis_label(self.curve_plot, "left", self.tr("MSE"))
         if hasattr(self, "controls"):
             self._fit_controls()

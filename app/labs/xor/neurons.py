@@ -4,27 +4,35 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QVBoxLayout, QWidget
 
 from app import i18n
 from app.labs.xor.common import (TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, set_text,
                                  steady_plot_title, trimmed)
-from app.widgets.style import DIVERGING, DIVERGING_LUT, font, limit_for
+from app.widgets.appearance import appearance
+from app.widgets.style import DIVERGING, DIVERGING_LUT, font, limit_for, minus_ticks
 from core.labs import xor as lab
 
 MAP_POINTS = 41                                       # each neuron over the (p, n) square
 SUBSCRIPT_H = ("h₁", "h₂")
 
 
+NOTES_WIDTH = 200                                     # presenting: the notes' column, in pixels at 100 %
+
+
 class XorNeuronsPart(QWidget):
-    """Two heatmaps (one per neuron) with the four sentences on them, and what each one lights up for."""
+    """Two heatmaps (one per neuron) with the four sentences on them, and what each one lights up for.
+
+    The texts sit below the maps; in presentation mode, where the table above leaves a projector
+    little height, they sit in a column beside them, so the maps keep the whole height."""
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("xorNeuronsPage")
         self.session = session
-        layout = QVBoxLayout(self)
+        layout = QBoxLayout(QBoxLayout.Direction.TopToBottom, self)
         layout.setContentsMargins(4, 4, 4, 4)
+        self.page_layout = layout
         self.maps_view = graphics("xorNeuronMaps")
         self.maps_view.ci.setContentsMargins(2, 8, 2, 8)      # room for the colour bar's end labels
         self.map_plots: list[pg.PlotItem] = []
@@ -53,6 +61,7 @@ class XorNeuronsPart(QWidget):
         self.maps_bar = pg.ColorBarItem(values=(-1, 1), colorMap=DIVERGING, interactive=False, width=12,
                                         colorMapMenu=False, pen="#888888")
         self.maps_bar.axis.setTickFont(font(TICK_PT))
+        minus_ticks(self.maps_bar.axis)                        # −1, as every number is printed
         # wider tick labels widen the bar, narrower ones do not narrow it: a new scale must not
         # re-lay out (and repaint) both maps on an edit
         self.maps_bar.axis.setStyle(autoReduceTextSpace=False)
@@ -60,14 +69,39 @@ class XorNeuronsPart(QWidget):
         self.maps_view.addItem(self.maps_bar, 0, 2)
         self.maps_levels = (-1.0, 1.0)
         layout.addWidget(self.maps_view, 1)
-        captions = QHBoxLayout()
+        self.notes = QWidget()
+        self.notes.setObjectName("xorNeuronNotes")
+        notes = QVBoxLayout(self.notes)
+        notes.setContentsMargins(0, 0, 0, 0)
+        self.captions = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         self.map_captions = [label(f"xorNeuronCaption{j + 1}", 10) for j in range(2)]
         for caption in self.map_captions:
             caption.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-            captions.addWidget(caption, 1)
-        layout.addLayout(captions)
+            self.captions.addWidget(caption, 1)
+        notes.addLayout(self.captions)
         self.maps_summary = label("xorNeuronSummary", TEXT_PT)
-        layout.addWidget(self.maps_summary)
+        notes.addWidget(self.maps_summary)
+        notes.addStretch(0)
+        layout.addWidget(self.notes)
+        self._beside = False
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
+
+    def _follow_presenting(self) -> None:
+        beside = appearance().presenting
+        if beside == self._beside:
+            if beside:                                               # the zoom changed
+                self.notes.setFixedWidth(appearance().pixels(NOTES_WIDTH))
+            return
+        self._beside = beside
+        self.page_layout.setDirection(QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom)
+        self.captions.setDirection(QBoxLayout.Direction.TopToBottom if beside else QBoxLayout.Direction.LeftToRight)
+        self.notes.layout().setStretch(2, 1 if beside else 0)        # beside: the texts at the top
+        if beside:
+            self.notes.setFixedWidth(appearance().pixels(NOTES_WIDTH))
+        else:
+            self.notes.setMinimumWidth(0)
+            self.notes.setMaximumWidth(16777215)
 
     def _names(self, rows) -> str:
         return self.tr(", ").join(i18n.with_gloss(self.session.tokens[int(r)]) for r in rows)

@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
 from app.labs.xor.common import TEXT_PT
+from app.widgets.appearance import appearance
 from app.widgets.style import font
 
 
@@ -59,11 +60,14 @@ class XorTable(QTableWidget):
         self._fit_height()
 
     def _fit_height(self) -> None:
+        # In presentation mode the rows are tighter: the parts below the table (plots, the
+        # drawing) need a projector's height more than the rows need air.
+        tight = appearance().presenting
         metrics = QFontMetrics(self.font())
-        row_height = metrics.height() + 10
+        row_height = metrics.height() + (6 if tight else 10)
         for row in range(self.rowCount()):
             self.setRowHeight(row, row_height)
-        header = QFontMetrics(self.horizontalHeader().font()).height() + 12
+        header = QFontMetrics(self.horizontalHeader().font()).height() + (8 if tight else 12)
         self.horizontalHeader().setFixedHeight(header)
         self.setFixedHeight(header + row_height * self.rowCount() + 2 * self.frameWidth())
 
