@@ -169,3 +169,26 @@ def test_a_new_mse_repaints_the_status_label_without_a_relayout(blocklab_window)
     label.setText(short)                       # and gives the space back
     app.processEvents()
     assert label.width() == width
+
+
+def test_the_unsaved_mark_is_set_once_not_on_every_edit(blocklab_window):
+    """Issue 13: setWindowModified re-set the window title on every edit, unchanged."""
+    from PySide6.QtCore import QEvent, QObject
+    lab = blocklab_window
+    changes = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.ModifiedChange:
+                changes.append(lab.window.isWindowModified())
+            return False
+
+    watch = Watch()
+    lab.window.installEventFilter(watch)
+    for value in (0.25, 0.5, 0.75):
+        assert lab.session.set_value("W_in", (0, 0), value)
+    assert lab.window.isWindowModified() and changes == [True]
+    lab.window.undo_action.trigger()
+    lab.window.undo_action.trigger()
+    lab.window.undo_action.trigger()
+    assert not lab.window.isWindowModified() and changes == [True, False]
