@@ -257,7 +257,8 @@ class Document(QObject):
     def refresh(self) -> None:
         """Follow the undo stack and the lesson: the window's unsaved mark, the recovery slot."""
         modified = self._compute_modified()
-        self.window.setWindowModified(modified)
+        if self.window.isWindowModified() != modified:   # Qt sets the title again even if equal
+            self.window.setWindowModified(modified)
         if modified:
             self.autosave.schedule()            # 2 s after the last edit (an edit comes through here)
         if modified != self._modified:

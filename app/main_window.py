@@ -28,6 +28,7 @@ from app.explorer.plots import PlotsPanel
 from app.presentation import PresentationController
 from app.session import Change, Session
 from app.explorer.weights_editor import WeightEditor
+from app.widgets.steady_label import SteadyLabel
 from app.undo_actions import UndoRedoActions
 
 
@@ -107,7 +108,7 @@ class MainWindow(QMainWindow):
         self._splitters = (main, left, bottom)
         self._sized = False
 
-        self.mse_label = QLabel()
+        self.mse_label = SteadyLabel()          # its live number: no relayout of the window per edit
         self.mse_label.setObjectName("statusMse")
         self.statusBar().addPermanentWidget(self.mse_label)
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))

@@ -282,3 +282,38 @@ def test_a_broken_lesson_is_refused_and_nothing_is_lost(blocklab_window, tmp_pat
     assert lab.tensor("W_in")[0, 0] == 3
     assert lab.window.lessons.lesson is None
     assert lab.status_text()
+
+
+def test_a_new_live_number_in_the_caption_does_not_relayout_the_bar(bar, qapp):
+    """Issue 13: QLabel.setText asks its parent for a layout pass, which climbed to the window
+    (each level laying out and repainting the caption). Same lines: the caption alone repaints."""
+    from PySide6.QtCore import QEvent, QObject
+    lessons = bar.controller
+    session = lessons.session
+    go_to(lessons, "relu-residual")
+    seen = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.LayoutRequest:
+                seen.append(watched)
+            return False
+
+    watch = Watch()
+    bar.installEventFilter(watch)
+    for value in (1.25, 1.5):
+        assert session.set_value("W_in", (0, 0), value)
+        qapp.processEvents()
+    seen.clear()
+    before = caption(bar)
+    assert session.set_value("W_in", (0, 0), 1.75)
+    qapp.processEvents()
+    qapp.processEvents()
+    assert caption(bar) != before
+    assert seen == []
+    assert bar.caption.height() >= bar.caption.heightForWidth(bar.caption.width())
+    # A caption that needs more lines asks for them: the bar lays out again.
+    bar.caption.setText(before + "<br>one more line" * 6)
+    qapp.processEvents()
+    qapp.processEvents()
+    assert seen == [bar]

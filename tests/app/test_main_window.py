@@ -126,3 +126,69 @@ def test_chinese_interface(blocklab_open):
     titles = [action.text() for action in lab.window.menuBar().actions()]
     assert titles[0].startswith("文件")
     assert lab.find(QGroupBox, "configBox").title() == "块的选项"
+
+
+def test_a_new_mse_repaints_the_status_label_without_a_relayout(blocklab_window):
+    """Issue 13: the live MSE changed on every edit, QLabel.setText asked the window for a
+    layout pass, and the whole status bar painted twice per edit."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+    lab = blocklab_window
+    label, bar = lab.window.mse_label, lab.window.statusBar()
+    lab.window.show()
+    app = QApplication.instance()
+    app.processEvents()
+    seen = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Paint):
+                seen.append((watched.objectName() or type(watched).__name__, event.type()))
+            return False
+
+    watch = Watch()
+    for widget in (bar, label):
+        widget.installEventFilter(watch)
+    for value in ("0.25", "0.5"):              # the MSE keeps its digits: the label keeps its size
+        before = label.text()
+        seen.clear()
+        assert lab.set_weight("W_in", (0, 0), value)
+        app.processEvents()
+        app.processEvents()
+        assert label.text() != before and f"{lab.mse:.6f}" in label.text()
+        assert not [name for name, kind in seen if kind == QEvent.Type.LayoutRequest]
+        assert [name for name, kind in seen if kind == QEvent.Type.Paint] == ["QStatusBar", "statusMse"]
+    # The whole text shows, also after a longer one (then the label grows, with a relayout).
+    assert label.width() >= label.fontMetrics().horizontalAdvance(label.text())
+    short = label.text()
+    width = label.width()
+    label.setText(short + " (a longer text)")
+    app.processEvents()
+    assert label.width() > width
+    assert label.width() >= label.fontMetrics().horizontalAdvance(label.text())
+    label.setText(short)                       # and gives the space back
+    app.processEvents()
+    assert label.width() == width
+
+
+def test_the_unsaved_mark_is_set_once_not_on_every_edit(blocklab_window):
+    """Issue 13: setWindowModified re-set the window title on every edit, unchanged."""
+    from PySide6.QtCore import QEvent, QObject
+    lab = blocklab_window
+    changes = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.ModifiedChange:
+                changes.append(lab.window.isWindowModified())
+            return False
+
+    watch = Watch()
+    lab.window.installEventFilter(watch)
+    for value in (0.25, 0.5, 0.75):
+        assert lab.session.set_value("W_in", (0, 0), value)
+    assert lab.window.isWindowModified() and changes == [True]
+    lab.window.undo_action.trigger()
+    lab.window.undo_action.trigger()
+    lab.window.undo_action.trigger()
+    assert not lab.window.isWindowModified() and changes == [True, False]

@@ -379,3 +379,14 @@ def test_chinese_texts_are_shown(qtbot, session):
     settle(lambda: plots.tabText(0) == "Attention")
     assert plots.residual_tab.plot.titleLabel.text == "Residual stream of token “小明”"
     plots.close()
+
+
+def test_the_plots_hidden_axes_take_no_si_prefix(plots):
+    """Issue 13: the hidden top and right axes kept pyqtgraph's automatic SI prefix, so every
+    range change re-set their label's HTML and size. (The colour bars' own hidden axes keep it:
+    their range follows the levels, which change seldom.)"""
+    import pyqtgraph as pg
+    items = [item for view in plots.findChildren(pg.GraphicsView) for item in view.scene().items()
+             if isinstance(item, pg.PlotItem) and not isinstance(item, pg.ColorBarItem)]
+    assert items
+    assert all(not item.getAxis(side).autoSIPrefix for item in items for side in ("left", "bottom", "right", "top"))

@@ -148,6 +148,10 @@ def new_plot() -> pg.PlotItem:
     Unicode minus on number ticks, no "(x0.001)" prefixes. Styled by style_plot."""
     from app.explorer.plots.ticks import spaced_numbers
     plot = pg.PlotItem(enableMenu=False)     # no menu: also skips building pyqtgraph's (slow to make)
+    for side in ("right", "top"):
+        # hidden axes too: with the prefix on, every range change re-sets the hidden axis's label
+        # HTML and size (as app.widgets.style does for the labs' plots)
+        plot.getAxis(side).enableAutoSIPrefix(False)
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
         axis.enableAutoSIPrefix(False)
