@@ -161,7 +161,8 @@ class LessonBar(QWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(2)
         layout.addLayout(top)
-        layout.addWidget(CaptionFence(self.caption))   # a live number: no relayout of the window
+        self.caption_fence = CaptionFence(self.caption)   # a live number: no relayout of the window
+        layout.addWidget(self.caption_fence)
         layout.addLayout(asked)
         layout.addWidget(self.answer)
         self.start_card = StartCard(self)
@@ -220,7 +221,8 @@ class LessonBar(QWidget):
         active = self.controller.lesson is not None
         self.picker.setVisible(not (active and self.presenting))
         self.steps.setVisible(active and not self.presenting)
-        for widget in (self.counter, self.previous, self.next, self.reset, self.caption):
+        # The fence, not the caption inside it: a hidden caption's fence would keep its room.
+        for widget in (self.counter, self.previous, self.next, self.reset, self.caption_fence):
             widget.setVisible(active)
         self.leave.setVisible(self.presenting)
 

@@ -317,3 +317,19 @@ def test_a_new_live_number_in_the_caption_does_not_relayout_the_bar(bar, qapp):
     qapp.processEvents()
     qapp.processEvents()
     assert seen == [bar]
+
+
+def test_without_a_lesson_the_caption_takes_no_room(qtbot):
+    """The caption sits in a fence (no relayout of the window per live number); with no lesson the
+    caption is hidden, and its fence must be too, or the bar keeps an empty caption's height
+    (the 1024×768 window then lost the room its tables need: test_tables_window)."""
+    controller = LessonController(make_session("r45-ffn.json"))
+    widget = show(qtbot, LessonBar(controller, None, "en"), 1000, 160)
+    caption = widget.findChild(QLabel, "lessonCaption")
+    assert not caption.isVisible()
+    assert caption.parentWidget().isHidden()
+    free = widget.sizeHint().height()
+    controller.open(load_lesson(R45))
+    qtbot.waitUntil(caption.isVisible)
+    assert widget.sizeHint().height() > free + caption.fontMetrics().lineSpacing()
+    widget.close()
