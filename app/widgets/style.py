@@ -19,6 +19,25 @@ from app.widgets.appearance import Colours, appearance
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, useOpenGL=False,
                     background="w", foreground="#222222")
 
+
+def _scatter_clear_releasing_spots(clear):
+    """pyqtgraph 0.14's ScatterPlotItem.clear (run by every setData) drops its record array but not
+    the SpotItems that a click on the points made (mouseClickEvent → pointsAt → points()): each
+    SpotItem holds a record of that array, which holds the SpotItem, a cycle through a numpy object
+    array that the garbage collector cannot follow (numpy issue 6581). So each click on a scatter's
+    points leaked them all, with the old array, at the next update. Drop them before the array."""
+    def releasing(self) -> None:
+        if self.data is not None and len(self.data):
+            self.data["item"][...] = None
+        clear(self)
+    releasing.__doc__ = clear.__doc__
+    return releasing
+
+
+if not getattr(pg.ScatterPlotItem.clear, "releases_spots", False):
+    pg.ScatterPlotItem.clear = _scatter_clear_releasing_spots(pg.ScatterPlotItem.clear)
+    pg.ScatterPlotItem.clear.releases_spots = True
+
 # Blue–white–orange, from ColorBrewer's PuOr family: distinguishable with the common colour
 # vision deficiencies, white at zero so "nothing" looks like nothing.
 _STOPS = [(0.0, "#2d004b"), (0.15, "#542788"), (0.3, "#8073ac"), (0.42, "#b2abd2"), (0.5, "#f7f7f7"),
