@@ -263,7 +263,7 @@ def snippets(model: Model, stats: NeuronStats | RankedLayer, neuron: int, k: int
     column = stats.activations[:, neuron]
     found = []
     for snippet in top_snippets(model, stats, neuron, ids, k=k, radius=radius):
-        values = np.asarray(column[snippet.start:snippet.end], dtype=np.float64)
+        values = np.array(column[snippet.start:snippet.end], dtype=np.float64)     # a copy: no view of the activations
         found.append(SnippetView(snippet, tuple(snippet.text), values, snippet.position - snippet.start))
     return found
 

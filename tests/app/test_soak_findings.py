@@ -249,6 +249,8 @@ def test_a_ranked_model_layer_keeps_its_snippets_not_its_activations(qtbot, tmp_
     for layer, kept in state.stats.items():
         arrays = [value for value in vars(kept).values() if isinstance(value, np.ndarray)]
         assert all(array.shape == (model.config.d_ff,) for array in arrays)       # nothing per character
+        values = [view.values for found in kept.snippets for view in found]
+        assert values and all(array.base is None for array in values)   # not views that keep the activations
         full = neuron_stats(model, ids, layer)
         assert np.array_equal(kept.max_activation, full.max_activation) and kept.chars == len(ids)
         for neuron in (0, int(full.ranked(1)[0])):
