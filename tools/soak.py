@@ -91,6 +91,24 @@ def settle_jobs(window, milliseconds: int) -> bool:
     return settle(QApplication.instance(), milliseconds)
 
 
+def malloc_in_use_mb() -> float:
+    """What the C heap has handed out and not had back (glibc's mallinfo2: every arena and the
+    mmapped chunks): Qt's objects, NumPy's arrays, Python's large objects. NaN elsewhere."""
+    try:
+        import ctypes
+
+        class MallInfo2(ctypes.Structure):
+            _fields_ = [(name, ctypes.c_size_t) for name in
+                        ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+                         "fordblks", "keepcost")]
+        mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+        mallinfo2.restype = MallInfo2
+        info = mallinfo2()
+        return (info.uordblks + info.hblkhd) / 2**20
+    except (OSError, AttributeError):
+        return float("nan")
+
+
 def percentile(samples: list[float], q: float) -> float:
     if not samples:
         return 0.0
@@ -162,7 +180,7 @@ class Soak:
         self.default = default_scenario()
         self.censuses: list[dict] = []         # --object-diff: what was alive at each checkpoint
         self.untrimmed: list[float] = []       # RSS at each checkpoint before malloc_trim
-        self.parts: list[tuple[float, float]] = []   # (RssAnon, RssFile) at each checkpoint
+        self.parts: list[tuple[float, float, float]] = []   # (RssAnon, RssFile, malloc in use) at checkpoints
         self.unsettled = 0                     # checkpoints at which background jobs were still running
 
         sys.excepthook = self._exception
@@ -683,7 +701,7 @@ class Soak:
         untrimmed = rss_mb()
         trim_malloc()
         self.untrimmed.append(untrimmed)
-        self.parts.append((rss_mb("RssAnon"), rss_mb("RssFile")))
+        self.parts.append((rss_mb("RssAnon"), rss_mb("RssFile"), malloc_in_use_mb()))
         return rss_mb(), len(gc.get_objects())
 
     def census(self) -> dict:
@@ -816,9 +834,11 @@ class Soak:
         if len(self.untrimmed) >= 2:
             print(f"rss before giving free heap pages back (malloc_trim): {self.untrimmed[0]:.1f} -> "
                   f"{self.untrimmed[-1]:.1f} MB (+{self.untrimmed[-1] - self.untrimmed[0]:.1f})")
-            (anon0, file0), (anon1, file1) = self.parts[0], self.parts[-1]
+            (anon0, file0, heap0), (anon1, file1, heap1) = self.parts[0], self.parts[-1]
             print(f"rss of which private (RssAnon): {anon0:.1f} -> {anon1:.1f} MB ({anon1 - anon0:+.1f}); "
                   f"mapped files (RssFile: libraries, fonts): {file0:.1f} -> {file1:.1f} MB ({file1 - file0:+.1f})")
+            print(f"C heap in use (mallinfo2): {heap0:.1f} -> {heap1:.1f} MB ({heap1 - heap0:+.1f}); Python's "
+                  f"own small-object arenas are outside it")
         if self.unsettled:
             print(f"background jobs still running at {self.unsettled} checkpoint(s) 120 s after being cancelled")
         for text in self.exceptions:

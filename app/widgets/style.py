@@ -20,23 +20,35 @@ pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, useOpenGL=False,
                     background="w", foreground="#222222")
 
 
-def _scatter_clear_releasing_spots(clear):
-    """pyqtgraph 0.14's ScatterPlotItem.clear (run by every setData) drops its record array but not
-    the SpotItems that a click on the points made (mouseClickEvent → pointsAt → points()): each
-    SpotItem holds a record of that array, which holds the SpotItem, a cycle through a numpy object
-    array that the garbage collector cannot follow (numpy issue 6581). So each click on a scatter's
-    points leaked them all, with the old array, at the next update. Drop them before the array."""
-    def releasing(self) -> None:
-        if self.data is not None and len(self.data):
-            self.data["item"][...] = None
-        clear(self)
-    releasing.__doc__ = clear.__doc__
+def _drop_spot_items(scatter) -> None:
+    """pyqtgraph 0.14's ScatterPlotItem makes a SpotItem per point when it is clicked (pointsAt) and
+    keeps them in its record array; each SpotItem holds a record of that array: a cycle through a
+    numpy object array, which the garbage collector cannot follow (numpy issue 6581). Its clear()
+    (every setData) then dropped the array and leaked them all; a scatter deleted with them leaked
+    them too. Nothing here uses SpotItems after the click that made them: they are dropped then."""
+    if scatter.data is not None and len(scatter.data):
+        scatter.data["item"][...] = None
+
+
+def _releasing_spots(method, before: bool):
+    """`method` of ScatterPlotItem, dropping the SpotItems before it runs (clear) or after (the
+    mouse handlers that make them)."""
+    def releasing(self, *args):
+        if before:
+            _drop_spot_items(self)
+        try:
+            return method(self, *args)
+        finally:
+            if not before:
+                _drop_spot_items(self)
+    releasing.__doc__ = method.__doc__
+    releasing.releases_spots = True
     return releasing
 
 
-if not getattr(pg.ScatterPlotItem.clear, "releases_spots", False):
-    pg.ScatterPlotItem.clear = _scatter_clear_releasing_spots(pg.ScatterPlotItem.clear)
-    pg.ScatterPlotItem.clear.releases_spots = True
+for _name, _before in (("clear", True), ("mouseClickEvent", False), ("hoverEvent", False)):
+    if not getattr(getattr(pg.ScatterPlotItem, _name), "releases_spots", False):
+        setattr(pg.ScatterPlotItem, _name, _releasing_spots(getattr(pg.ScatterPlotItem, _name), _before))
 
 # Blue–white–orange, from ColorBrewer's PuOr family: distinguishable with the common colour
 # vision deficiencies, white at zero so "nothing" looks like nothing.
