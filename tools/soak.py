@@ -802,7 +802,8 @@ class Soak:
             if self.args.trace:
                 print(f"{number} {self.last_action} {self.detail}", file=sys.stderr, flush=True)
             if self.args.progress and number and number % self.args.progress == 0:
-                print(f"... {number} actions, {time.perf_counter() - began:.0f} s, rss {rss_mb():.1f} MB, "
+                print(f"... {number} actions, {time.perf_counter() - began:.0f} s, rss {rss_mb():.1f} MB "
+                      f"(private {rss_mb('RssAnon'):.1f}, C heap in use {malloc_in_use_mb():.1f}), "
                       f"exceptions {len(self.exceptions)}", flush=True)
         self.done = actions
         if baseline is None:

@@ -228,13 +228,16 @@ class SnippetView:
 @dataclass(frozen=True)
 class RankedLayer:
     """What the lab keeps of a layer's ranking: each neuron's maximum, where it is, and its
-    SNIPPETS snippets (SNIPPET_RADIUS) — not the characters × neurons activations they come from,
-    which take 50 MB a layer even as float16 (200 MB for the shipped model's four layers)."""
+    SNIPPETS snippets (SNIPPET_RADIUS) with the neuron's value at each of their characters — not
+    the characters × neurons activations they come from, which take 50 MB a layer even as float16
+    (200 MB for the shipped model's four layers). About 1 MB a layer."""
     layer: int
     chars: int                                      # characters ranked
     max_activation: np.ndarray                      # (F,)
     argmax: np.ndarray                              # (F,)
-    snippets: tuple[tuple[SnippetView, ...], ...]   # per neuron
+    snippets: tuple[tuple[Snippet, ...], ...]       # per neuron, best first
+    values: np.ndarray                              # (F, SNIPPETS, 2·SNIPPET_RADIUS + 1): snippet i of a neuron
+                                                    # is values[neuron, i, :end - start]
 
     def ranked(self, k: int | None = None) -> np.ndarray:
         """Neuron indices by maximum activation, highest first (ties: lower index first)."""
@@ -246,9 +249,16 @@ def ranked_layer(model: Model, stats: NeuronStats, ids: np.ndarray | None = None
     """The ranking of a layer over `ids` (default: the validation text) as the lab keeps it: every
     neuron's snippets found now (about a second for 688 neurons), then the activations dropped."""
     ids = np.asarray(model.val_ids if ids is None else ids)[:len(stats.activations)]
-    found = tuple(tuple(snippets(model, stats, neuron, ids=ids)) for neuron in range(stats.activations.shape[1]))
+    neurons = stats.activations.shape[1]
+    values = np.full((neurons, SNIPPETS, 2 * SNIPPET_RADIUS + 1), np.nan)
+    found = []
+    for neuron in range(neurons):
+        views = snippets(model, stats, neuron, ids=ids)
+        for i, view in enumerate(views):
+            values[neuron, i, :len(view.values)] = view.values
+        found.append(tuple(view.snippet for view in views))
     return RankedLayer(stats.layer, len(stats.activations), np.asarray(stats.max_activation),
-                       np.asarray(stats.argmax), found)
+                       np.asarray(stats.argmax), tuple(found), values)
 
 
 def snippets(model: Model, stats: NeuronStats | RankedLayer, neuron: int, k: int = SNIPPETS,
@@ -258,7 +268,9 @@ def snippets(model: Model, stats: NeuronStats | RankedLayer, neuron: int, k: int
     if isinstance(stats, RankedLayer):
         if (k, radius) != (SNIPPETS, SNIPPET_RADIUS):
             raise ValueError(f"a ranked layer keeps {SNIPPETS} snippets of radius {SNIPPET_RADIUS}")
-        return list(stats.snippets[neuron])
+        return [SnippetView(snippet, tuple(snippet.text), stats.values[neuron, i, :snippet.end - snippet.start].copy(),
+                            snippet.position - snippet.start)
+                for i, snippet in enumerate(stats.snippets[neuron])]
     ids = np.asarray(model.val_ids if ids is None else ids)
     column = stats.activations[:, neuron]
     found = []
