@@ -260,3 +260,30 @@ def test_a_ranked_model_layer_keeps_its_snippets_not_its_activations(qtbot, tmp_
                 [v.snippet for v in lab.snippets(model, full, neuron, ids=ids)]
     panel.close()
     settle(lambda: state.rank_job is None and state.ablation_job is None, turns=100_000)
+
+
+def test_a_language_switch_keeps_no_translators_of_the_language_left(qapp):
+    """Soak: +16 QTranslators in 10,000 actions: each switch to Chinese made two translators as Qt
+    children of the application's catalog (its own strings and Qt's), and the switch back only
+    dropped the catalog's Python references: each kept its loaded catalogs for the application's life."""
+    import gc
+
+    from PySide6.QtCore import QCoreApplication, QTranslator
+
+    from app import i18n
+
+    def translators() -> int:
+        gc.collect()
+        return sum(isinstance(o, QTranslator) for o in gc.get_objects()) + len(i18n.catalog().findChildren(QTranslator))
+
+    start = i18n.language()
+    i18n.install("zh")
+    i18n.install("en")
+    before = translators()
+    for _ in range(4):
+        i18n.install("zh")
+        assert QCoreApplication.translate("DataflowScene", "input x") == "输入 x"      # in Chinese
+        assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"        # Qt's own strings too
+        i18n.install("en")
+    assert translators() == before
+    i18n.install(start)
