@@ -22,7 +22,7 @@ from app.widgets.worker import Worker
 from app.session import Change, State
 from core.formats.scenario import Scenario
 from core.labs import model_lab as lab
-from core.model import (DEFAULT_MODEL, Ablation, Cancelled, Model, ModelError, ffn_ablation_losses, load_model,
+from core.model import (DEFAULT_MODEL, Ablation, Cancelled, Model, ModelError, NeuronStats, ffn_ablation_losses, load_model,
                         neuron_stats)
 
 VALIDATION = "validation"
@@ -117,7 +117,7 @@ class ModelLabState(QObject):
         self.scale = SCALE_LAYER
         self.lab_off: set[tuple[int, int]] = set()       # knock-outs kept by the lab (layers not in the explorer)
         self.link: Link | None = None
-        self.stats: dict[int, lab.RankedLayer] = {}
+        self.stats: dict[int, NeuronStats] = {}
         self.seed = lab.RANDOM_SEED
         self.losses: dict[str, float] | None = None
         self.rank_layer: int | None = None
@@ -249,7 +249,8 @@ class ModelLabState(QObject):
         stats = self.stats.get(self.layer)
         if stats is None:
             return []
-        return lab.snippets(self.model, stats, self.neuron)
+        ids = self.model.val_ids[:len(stats.activations)]
+        return lab.snippets(self.model, stats, self.neuron, ids=ids)
 
     def predictions(self, trained: bool = False) -> list[tuple[str, float]]:
         view = self.base if trained else self.view
@@ -272,14 +273,14 @@ class ModelLabState(QObject):
         ids = model.val_ids if chars is None else model.val_ids[:chars]
 
         def work(progress, cancel):
-            return lab.ranked_layer(model, neuron_stats(model, ids, layer, progress=progress, cancel=cancel), ids)
+            return lab.compact_stats(neuron_stats(model, ids, layer, progress=progress, cancel=cancel))
 
         self.rank_layer, self.job_error = layer, None
         self.rank_job = self.rank_worker.start(fraction_job(work))
         self.changed.emit(What.JOBS)
         return self.rank_job
 
-    def _ranked(self, stats: lab.RankedLayer) -> None:
+    def _ranked(self, stats: NeuronStats) -> None:
         self.stats[stats.layer] = stats
         self._job_ended(self.rank_worker)
         if stats.layer == self.layer:
