@@ -9,7 +9,7 @@ window)` the same for a graphics item (a plot's axis with its tick labels and ti
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF
-from PySide6.QtWidgets import QGraphicsTextItem, QGraphicsView, QWidget
+from PySide6.QtWidgets import QGraphicsTextItem, QGraphicsView, QScrollArea, QWidget
 
 SLACK = 1                  # pixels a graphics item may pass its view's edge by (rounding)
 
@@ -90,4 +90,29 @@ def hidden_axes(view: QGraphicsView, plot, window: QWidget, what: str) -> list[s
         problem = hidden_item(view, title, window, f"{what}, title")
         if problem:
             problems.append(problem)
+    return problems
+
+
+# --- pages that scroll ---------------------------------------------------------------------------
+# A page that scrolls on a projector by design: {scroll area's objectName: why}. Empty: every lab
+# page shows all of itself at once.
+MAY_SCROLL: dict[str, str] = {}
+
+
+def scrolling_pages(window: QWidget, may_scroll: dict[str, str] = MAY_SCROLL) -> list[str]:
+    """Every shown page (a QScrollArea: a lab part, a column of controls, a list of snippets)
+    whose content does not fit its viewport, i.e. whose scroll bar has a range: on a projector
+    nobody scrolls, so what lies past the edge is not seen. Tables and text fields are not pages
+    (tests/app/readability.py measures their cells and text)."""
+    problems = []
+    for area in window.findChildren(QScrollArea):
+        if not area.isVisible() or area.objectName() in may_scroll or area.widget() is None:
+            continue
+        if visible_rect(area.viewport(), window).isEmpty():
+            continue                                    # inside another page, scrolled away
+        for direction, bar in (("down", area.verticalScrollBar()), ("across", area.horizontalScrollBar())):
+            if bar.maximum() > 0:
+                problems.append(f"{area.objectName() or type(area).__name__} scrolls: {bar.maximum()} px {direction} "
+                                f"are out of sight ({area.viewport().width()}×{area.viewport().height()} px "
+                                f"shown of {area.widget().width()}×{area.widget().height()})")
     return problems

@@ -13,9 +13,9 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from core.formats.lesson import load_lesson
+from core.formats.lesson import list_lessons, load_lesson
 from core.resources import lessons_dir
-from tests.app.fit_helpers import hidden_axes, hidden_item, hidden_part
+from tests.app.fit_helpers import hidden_axes, hidden_item, hidden_part, scrolling_pages
 from tests.app.readability import Config, close, open_presenting
 
 pytestmark = pytest.mark.window
@@ -215,32 +215,60 @@ CHECKS = {
 }
 
 
-def _walk(qapp, config: Config) -> list[str]:
+def shows_a_lab(step) -> bool:
+    return any(panel.startswith("lab.") for panel in step.panels)
+
+
+_walked: dict[str, tuple[list[str], list[str], int]] = {}
+
+
+def _walk(qapp, config: Config) -> tuple[list[str], list[str], int]:
+    """One window per configuration walks every step that shows a lab page: the step's check of
+    its figure (CHECKS), and that no page scrolls (fit_helpers.scrolling_pages). Walked once for
+    both tests: (figures hidden, pages scrolling, steps walked)."""
+    if config.name in _walked:
+        return _walked[config.name]
     from app.widgets.worker import settle
-    problems = []
-    lessons = sorted({lesson for lesson, _step in CHECKS})
+    hidden, scrolling, steps = [], [], 0
+    lessons = sorted({path.stem for _id, _title, path in list_lessons(lessons_dir())})
     window = open_presenting(qapp, config, lessons_dir() / f"{lessons[0]}.json")
     try:
         for lesson_id in lessons:
             lesson = load_lesson(lessons_dir() / f"{lesson_id}.json")
-            if window.lessons.lesson is None or window.lessons.lesson.path != lesson.path:
-                window.open_lesson(lesson.path)
             for position, step in enumerate(lesson.steps):
-                check = CHECKS.get((lesson_id, step.id))
-                if check is None:
+                if not shows_a_lab(step):
                     continue
+                if window.lessons.lesson is None or window.lessons.lesson.path != lesson.path:
+                    window.open_lesson(lesson.path)
                 window.lessons.go(position)
                 settle(qapp)
                 for _ in range(3):
                     qapp.processEvents()
-                problems += [f"  [{config.name}, {lesson_id} step {position + 1} {step.id}] {problem}"
-                             for problem in check(window)]
+                steps += 1
+                where = f"  [{config.name}, {lesson_id} step {position + 1} {step.id}] "
+                check = CHECKS.get((lesson_id, step.id))
+                if check is not None:
+                    hidden += [where + problem for problem in check(window)]
+                scrolling += [where + problem for problem in scrolling_pages(window)]
     finally:
         close(window)
-    return problems
+    _walked[config.name] = (hidden, scrolling, steps)
+    return _walked[config.name]
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.name)
 def test_each_lab_step_shows_its_figure_whole_in_presentation_mode(qapp, config):
-    problems = _walk(qapp, config)
+    problems = _walk(qapp, config)[0]
     assert not problems, f"{len(problems)} figures not wholly on screen:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.name)
+def test_no_lab_page_needs_scrolling_in_presentation_mode(qapp, config):
+    """A projector shows a lab page whole: every step that shows one, in both languages and at
+    both sizes, has no page whose scroll bar has a range (fit_helpers.MAY_SCROLL lists the pages
+    that scroll by design, with the reason)."""
+    problems, steps = _walk(qapp, config)[1:]
+    expected = sum(shows_a_lab(step) for _id, _title, path in list_lessons(lessons_dir())
+                   for step in load_lesson(path).steps)
+    assert steps == expected > 0, f"walked {steps} of the {expected} steps that show a lab page"
+    assert not problems, f"{len(problems)} lab pages scroll:\n" + "\n".join(problems)
