@@ -1,10 +1,13 @@
 """A projector shows a lab step whole: at 1024×768 (and 1920×1080 at 150 %), in presentation
 mode, in Chinese and in English, the figure a step's caption talks about is on screen without
-scrolling: every plot's axes with their tick labels and titles, every control of the drawing.
+scrolling: every plot's axes with their tick labels and titles, every control of the drawing;
+and no lab page scrolls at all (what lies past a page's edge is not seen on a projector:
+fit_helpers.scrolling_pages, with the pages that may scroll listed in fit_helpers.MAY_SCROLL).
 
-One window per configuration walks the steps of the lessons that show a lab page; each step
-has a check of what must be visible (tests/app/fit_helpers.py). Each configuration is one
-test that reports every failure (lesson step, what is hidden) in one message.
+One window per configuration walks every step of the shipped lessons that shows a lab page,
+once for both rules; many steps have a check of what must be visible (CHECKS, with
+tests/app/fit_helpers.py). Each rule and configuration is one test that reports every failure
+(lesson step, what is hidden) in one message.
 """
 from __future__ import annotations
 
@@ -157,6 +160,22 @@ def generations_plots_whole(name):
     return check
 
 
+def map_whole(window) -> list[str]:
+    """The generations map: every card, every row and column title and the details below, whole."""
+    part = _generations(window).table
+    widgets = [*part.cards.values(), *part.column_heads.values(), *part.row_heads.values(), part.details]
+    problems = [p for p in (hidden_part(widget, window) for widget in widgets) if p]
+    # pointing at any card shows it whole in the details' room, as it is now (nothing moves)
+    room = part.details.height()
+    for key, card in part.cards.items():
+        part._point(*key, True)
+        needed = part._measure.heightForWidth(part.details.width())
+        part._point(*key, False)
+        if needed > room:
+            problems.append(f"pointing at {card.objectName()}: its text needs {needed} px, the details have {room}")
+    return problems
+
+
 def parameters_whole(window) -> list[str]:
     part = _generations(window).parameters
     return [p for p in (hidden_part(part.counts, window), hidden_part(part.widths, window)) if p]
@@ -202,6 +221,7 @@ CHECKS = {
     ("c4-ffn", "neurons"): neurons_whole,
     ("c4-ffn", "width"): width_whole, ("c4-ffn", "shapes"): shapes_whole, ("c4-ffn", "shuffle"): shuffle_whole,
     ("c4-ffn", "misconceptions"): misconceptions_whole,
+    ("generations", "map"): map_whole,
     ("generations", "compare"): compare_whole,
     ("generations", "growth"): generations_plots_whole("residual"),
     ("generations", "placement"): generations_plots_whole("placement"),

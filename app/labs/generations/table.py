@@ -189,7 +189,9 @@ class GenerationsTablePart(Part):
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.sized(self.details, CARD_PT)
-        self._measure = QLabel()                # a twin never shown: the height each cell's details need
+        self._measure = QLabel(self)            # a twin never shown: the height each cell's details need
+        self._measure.setObjectName("genTableDetailsMeasure")
+        self._measure.hide()
         self._measure.setWordWrap(True)
         self._measure.setTextFormat(Qt.TextFormat.RichText)
         self._reserved: tuple | None = None
@@ -233,8 +235,8 @@ class GenerationsTablePart(Part):
         return super().eventFilter(watched, event)
 
     def _reserve(self) -> None:
-        """The details' least height: the most any cell's details need at their width (and the
-        text shown now, should it need more)."""
+        """The details' least height: the most any cell's text and stuck-at need at this width (and
+        the text shown now, should it need more: at the desk, with its sources)."""
         width = self.details.width()
         key = (width, self.details.font().toString(), text_of(core.cell("ffn", "original").text),
                appearance().presenting)
@@ -243,7 +245,7 @@ class GenerationsTablePart(Part):
             self._measure.setFont(self.details.font())
             heights = []
             for cell in core.table():
-                self._measure.setText(self._cell_html(cell))
+                self._measure.setText(self._cell_html(cell, sources=False))
                 heights.append(self._measure.heightForWidth(width))
             self._most = max(heights)
         self._measure.setText(self.details.text())     # not details.heightForWidth: never below its minimum
@@ -299,9 +301,9 @@ class GenerationsTablePart(Part):
             if demonstration:
                 self.demonstrationRequested.emit(demonstration)
 
-    def _cell_html(self, cell: core.Cell) -> str:
-        """A cell in full: where it sits, what the generation did, where it got stuck; at the desk
-        also every figure's source and what a click opens."""
+    def _cell_html(self, cell: core.Cell, sources: bool | None = None) -> str:
+        """A cell in full: where it sits, what the generation did, where it got stuck; with
+        `sources` (default: at the desk) also every figure's source and what a click opens."""
         column = next(c for c in core.columns() if c.id == cell.column)
         row = next(r for r in core.rows() if r.id == cell.row)
         title = f"{text_of(row.title)} · {column.years} {text_of(column.title)}"
@@ -309,7 +311,7 @@ class GenerationsTablePart(Part):
         if cell.stuck_at is not None:
             lines.append(f"<span style='color: {appearance().colours.bad};'>{STUCK_MARK}</span> "
                          + stuck_html(self.tr("Stuck at:"), text_of(cell.stuck_at)))
-        if appearance().presenting:
+        if not (not appearance().presenting if sources is None else sources):
             return "<br>".join(lines)
         for figure in cell.figures:
             line = self.tr("%1: %2").replace("%1", figure.shown).replace("%2", short_source(figure.source))
