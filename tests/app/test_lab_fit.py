@@ -4,8 +4,7 @@ scrolling: every plot's axes with their tick labels and titles, every control of
 and no lab page scrolls at all (what lies past a page's edge is not seen on a projector:
 fit_helpers.scrolling_pages, with the pages that may scroll listed in fit_helpers.MAY_SCROLL).
 
-One window per configuration walks every step of the shipped lessons that shows a lab page,
-once for both rules; many steps have a check of what must be visible (CHECKS, with
+One window per configuration walks every step of the shipped lessons, once for both rules; many steps have a check of what must be visible (CHECKS, with
 tests/app/fit_helpers.py). Each rule and configuration is one test that reports every failure
 (lesson step, what is hidden) in one message.
 """
@@ -235,17 +234,13 @@ CHECKS = {
 }
 
 
-def shows_a_lab(step) -> bool:
-    return any(panel.startswith("lab.") for panel in step.panels)
-
-
 _walked: dict[str, tuple[list[str], list[str], int]] = {}
 
 
 def _walk(qapp, config: Config) -> tuple[list[str], list[str], int]:
-    """One window per configuration walks every step that shows a lab page: the step's check of
-    its figure (CHECKS), and that no page scrolls (fit_helpers.scrolling_pages). Walked once for
-    both tests: (figures hidden, pages scrolling, steps walked)."""
+    """One window per configuration walks every step: the step's check of its figure (CHECKS),
+    and that no page scrolls (fit_helpers.scrolling_pages). Walked once for both tests:
+    (figures hidden, pages scrolling, steps walked)."""
     if config.name in _walked:
         return _walked[config.name]
     from app.widgets.worker import settle
@@ -256,8 +251,6 @@ def _walk(qapp, config: Config) -> tuple[list[str], list[str], int]:
         for lesson_id in lessons:
             lesson = load_lesson(lessons_dir() / f"{lesson_id}.json")
             for position, step in enumerate(lesson.steps):
-                if not shows_a_lab(step):
-                    continue
                 if window.lessons.lesson is None or window.lessons.lesson.path != lesson.path:
                     window.open_lesson(lesson.path)
                 window.lessons.go(position)
@@ -283,12 +276,37 @@ def test_each_lab_step_shows_its_figure_whole_in_presentation_mode(qapp, config)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.name)
-def test_no_lab_page_needs_scrolling_in_presentation_mode(qapp, config):
-    """A projector shows a lab page whole: every step that shows one, in both languages and at
-    both sizes, has no page whose scroll bar has a range (fit_helpers.MAY_SCROLL lists the pages
-    that scroll by design, with the reason)."""
+def test_no_page_needs_scrolling_in_presentation_mode(qapp, config):
+    """A projector shows a page whole: no step, in both languages and at both sizes, shows a page
+    whose scroll bar has a range (fit_helpers.MAY_SCROLL lists the pages that may scroll, with
+    the reason)."""
     problems, steps = _walk(qapp, config)[1:]
-    expected = sum(shows_a_lab(step) for _id, _title, path in list_lessons(lessons_dir())
-                   for step in load_lesson(path).steps)
-    assert steps == expected > 0, f"walked {steps} of the {expected} steps that show a lab page"
-    assert not problems, f"{len(problems)} lab pages scroll:\n" + "\n".join(problems)
+    expected = sum(len(load_lesson(path).steps) for _id, _title, path in list_lessons(lessons_dir()))
+    assert steps == expected > 0, f"walked {steps} of the {expected} steps"
+    assert not problems, f"{len(problems)} pages scroll:\n" + "\n".join(problems)
+
+
+def test_the_scrolling_rule_finds_a_page_too_tall_and_spares_a_listed_one(qtbot):
+    """scrolling_pages is not vacuous: a page taller than its room is reported with how much is
+    hidden; the same page named in the exceptions is not; one that fits is not."""
+    from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+    window = QWidget()
+    qtbot.addWidget(window)
+    layout = QVBoxLayout(window)
+    area = QScrollArea()
+    area.setObjectName("plantedPage")
+    area.setWidgetResizable(True)
+    page = QWidget()
+    page.setMinimumHeight(500)
+    area.setWidget(page)
+    layout.addWidget(area)
+    window.resize(300, 200)
+    window.show()
+    qtbot.waitExposed(window)
+    problems = scrolling_pages(window)
+    assert len(problems) == 1 and problems[0].startswith("plantedPage scrolls:") and " px down " in problems[0]
+    assert scrolling_pages(window, {"plantedPage": "planted"}) == []
+    page.setMinimumHeight(0)
+    window.resize(300, 600)
+    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() == 0)
+    assert scrolling_pages(window) == []
