@@ -1,12 +1,13 @@
 """A projector shows a lab step whole: at 1024×768 (and 1920×1080 at 150 %), in presentation
 mode, in Chinese and in English, the figure a step's caption talks about is on screen without
 scrolling: every plot's axes with their tick labels and titles, every control of the drawing;
-and no lab page scrolls at all (what lies past a page's edge is not seen on a projector:
+and no page scrolls at any step (what lies past a page's edge is not seen on a projector:
 fit_helpers.scrolling_pages, with the pages that may scroll listed in fit_helpers.MAY_SCROLL).
 
-One window per configuration walks every step of the shipped lessons, once for both rules; many steps have a check of what must be visible (CHECKS, with
-tests/app/fit_helpers.py). Each rule and configuration is one test that reports every failure
-(lesson step, what is hidden) in one message.
+One window per configuration walks every step of the shipped lessons, once for both rules;
+the lab steps have a check of what must be visible (CHECKS, with tests/app/fit_helpers.py).
+Each rule and configuration is one test that reports every failure (lesson step, what is
+hidden) in one message.
 """
 from __future__ import annotations
 

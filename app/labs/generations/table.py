@@ -340,7 +340,7 @@ class GenerationsTablePart(Part):
         shown = self.shown_cell()
         if shown is None:
             self.details.setText(html.escape(self.tr(
-                "%1 where a generation got stuck. Point at a cell to read it in full here; click it to open "
+                "%1 marks where a generation got stuck. Point at a cell to read it in full here; click it to open "
                 "its generation's block in the explorer.").replace("%1", STUCK_MARK)))
         else:
             self.details.setText(self._cell_html(core.cell(*shown)))
