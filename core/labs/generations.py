@@ -104,6 +104,8 @@ class Cell:
     sources: tuple[str, ...]         # keys of SOURCES
     preset: str | None               # the preset the cell opens in the explorer
     demonstration: str | None        # the demonstration it opens (one of DEMONSTRATIONS)
+    label: "Text"                    # `text` in a few words, for the map's card (SHORT)
+    stuck_label: "Text | None"       # `stuck_at` in a few words (None when stuck_at is None)
 
 
 COLUMN_IDS = ("original", "gpt2", "llama", "anchor", "divergence")
@@ -135,8 +137,46 @@ def rows() -> tuple[Row, ...]:
 def _cell(row: str, column: str, text: tuple[str, str], stuck: tuple[str, str] | None,
           figures: tuple[Figure, ...], sources: tuple[str, ...], preset: str | None,
           demonstration: str | None) -> Cell:
+    label, stuck_label = SHORT[(row, column)]
     return Cell(row, column, _text(*text), _text(*stuck) if stuck else None, figures, sources, preset,
-                demonstration)
+                demonstration, _text(*label), _text(*stuck_label) if stuck_label else None)
+
+
+# Each cell in a few words, for the map's cards (the whole text is shown for the cell pointed at):
+# (row, column): ((zh, en) of the text, (zh, en) of the stuck-at or None). Every number here is
+# one the cell's whole text prints.
+SHORT: dict[tuple[str, str], tuple[tuple[str, str], tuple[str, str] | None]] = {
+    ("ffn", "original"): (("ReLU；d_ff = 4d", "ReLU; d_ff = 4d"),
+                          ("更好只能靠加宽", "better only by widening")),
+    ("ffn", "gpt2"): (("GELU；仍是两个矩阵", "GELU; still two matrices"),
+                      ("输给 SwiGLU", "loses to SwiGLU")),
+    ("ffn", "llama"): (("SwiGLU，宽 8d/3", "SwiGLU, 8d/3 wide"),
+                       ("8d/3 只为公平对照", "8d/3 only for a fair test")),
+    ("ffn", "anchor"): (("SwiGLU，3.4 d；占参数 61.6%", "SwiGLU, 3.4 d; 61.6 % of parameters"),
+                        ("没有上界", "no upper bound")),
+    ("ffn", "divergence"): (("给 SwiGLU 封顶（7、10）；MoE", "capped SwiGLU (7, 10); MoE"), None),
+    ("residual", "original"): (("每个子层 x + F(x)", "x + F(x) after each sub-layer"),
+                               ("σ 增到 11.36", "σ grows to 11.36")),
+    ("residual", "gpt2"): (("写入初值缩小为 1/√N", "writes start 1/√N smaller"),
+                           ("一条流成了瓶颈", "one stream for all layers")),
+    ("residual", "llama"): (("普通残差", "plain residual"), None),
+    ("residual", "anchor"): (("普通残差，128 次写入", "plain; 128 writes"), None),
+    ("residual", "divergence"): (("4 条流，或跨层注意力", "4 streams, or attention across layers"), None),
+    ("norm", "original"): (("Post-LN：在相加之后", "Post-LN (after the sum)"),
+                           ("离不开 warmup", "needs a warmup")),
+    ("norm", "gpt2"): (("Pre-LN：移到子层入口", "Pre-LN: at each sub-layer's entry"),
+                       ("仍减均值、仍带 β", "still centres, still has β")),
+    ("norm", "llama"): (("Pre-RMSNorm，无 β", "Pre-RMSNorm, no β"),
+                        ("权重衰减把 g 拉向 0", "decay pulls g down")),
+    ("norm", "anchor"): (("零中心 RMSNorm + QK-Norm", "zero-centred RMSNorm + QK-Norm"), None),
+    ("norm", "divergence"): (("输出端归一化；QKV RMSNorm", "norm at the output; QKV RMSNorm"), None),
+    ("gating", "original"): (("没有门（GLU 2016 年用于卷积）", "no gate (GLU, 2016: convolutions)"), None),
+    ("gating", "gpt2"): (("没有门", "no gate"), None),
+    ("gating", "llama"): (("门在 FFN 里（SwiGLU）", "a gate in the FFN (SwiGLU)"),
+                          ("首 token 占 46.7%", "first token: 46.7 %")),
+    ("gating", "anchor"): (("注意力也加门；首 token 降到 4.8%", "attention gated; first token 4.8 %"), None),
+    ("gating", "divergence"): (("Gated MLA；sigmoid 输出门", "Gated MLA; sigmoid output gates"), None),
+}
 
 
 @lru_cache(maxsize=1)

@@ -40,18 +40,30 @@ def panel(qtbot, session):
 
 
 # --- the table ---------------------------------------------------------------------------------
-def test_the_table_shows_every_cell_with_its_stuck_at_number_and_source(qtbot):
+def test_the_table_shows_every_cell_in_a_few_words_and_the_one_pointed_at_in_full(qtbot):
     from app.labs.generations.table import GenerationsTablePart
     part = show(qtbot, GenerationsTablePart(), 1000, 700)
     assert len(part.cards) == len(core.table()) == 20
     card = part.cards[("residual", "original")]
-    assert "x + F(x)" in plain(card.text.text())
-    assert "√129 = 11.36" in plain(card.stuck.text()) and plain(card.stuck.text()).startswith("Stuck at:")
-    assert "He et al. 2015" in plain(card.sources.text())
-    assert "Vaswani et al. 2017, Table 3" in plain(part.cards[("ffn", "original")].sources.text())
+    assert plain(card.text.text()) == "x + F(x) after each sub-layer"
+    assert plain(card.stuck.text()) == "⚠ σ grows to 11.36"
     assert not part.cards[("residual", "llama")].stuck.isVisible()          # a cell that got stuck on nothing
     for card in part.cards.values():
         assert card.text.wordWrap() and card.text.isVisible()
+    assert "Point at a cell" in plain(part.details.text())
+    # pointing at a card shows it whole below the map, the sources too at the desk
+    qtbot.mouseMove(part.cards[("residual", "original")])
+    settle(lambda: part.shown_cell() == ("residual", "original"))
+    details = plain(part.details.text())
+    assert "Every sub-layer writes back x + F(x)" in details and "Stuck at: The stream keeps growing" in details
+    assert "√129 = 11.36" in details and "He et al. 2015" in details
+    # the details keep the room the longest cell needs: pointing never moves what lies below
+    height = part.details.height()
+    for key in (("ffn", "llama"), ("gating", "gpt2")):
+        part.cards[key].setFocus()                                        # the keyboard points too
+        settle(lambda key=key: part.shown_cell() == key)
+        assert part.details.height() == height
+        assert part.details.heightForWidth(part.details.width()) <= height
     with qtbot.waitSignal(part.cellChosen) as chosen:
         qtbot.mouseClick(part.cards[("gating", "llama")], Qt.MouseButton.LeftButton)
     assert chosen.args == ["gating", "llama"]
@@ -336,8 +348,10 @@ def test_the_panel_follows_the_language(panel, qtbot):
         settle(lambda: panel.tabs.tabText(0) == "演进表")
         assert panel.title() == "一个块的五代"
         card = panel.table.cards[("residual", "original")]
-        assert plain(card.stuck.text()).startswith("卡在：") and "√129 = 11.36" in plain(card.stuck.text())
-        assert "Vaswani 等 2017，表 3" in plain(panel.table.cards[("ffn", "original")].sources.text())
+        assert plain(card.stuck.text()) == "⚠ σ 增到 11.36"
+        panel.table.cards[("ffn", "original")].setFocus()
+        details = plain(panel.table.details.text())
+        assert "卡在：想更好只能花参数加宽" in details and "Vaswani 等 2017，表 3" in details
     finally:
         i18n.install("en")
     settle(lambda: panel.tabs.tabText(0) == "Table")

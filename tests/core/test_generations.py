@@ -34,6 +34,27 @@ def test_the_table_has_every_row_and_column_with_text_in_both_languages():
     assert g.cell("ffn", "divergence").preset == "divergence"
 
 
+def test_each_cell_has_a_short_label_that_restates_its_text():
+    """The map's cards show a few words per cell (the whole text when pointed at): short, in both
+    languages, a stuck-at label exactly where the cell got stuck, and no number the text lacks."""
+    import re
+    number = re.compile(r"\d+(?:[.,]\d+)*")
+    for found in g.table():
+        for language in ("zh", "en"):
+            label, text = found.label.get(language), found.text.get(language)
+            assert label and len(label) <= 40 and len(label) < len(text), (found.row, found.column, language)
+            whole = text + (found.stuck_at.get(language) if found.stuck_at else "")
+            short = label
+            if found.stuck_label is not None:
+                stuck = found.stuck_label.get(language)
+                assert stuck and len(stuck) <= 30 and len(stuck) < len(found.stuck_at.get(language))
+                short += " " + stuck
+            assert set(number.findall(short)) <= set(number.findall(whole)), (found.row, found.column, language)
+        assert (found.stuck_label is None) == (found.stuck_at is None), (found.row, found.column)
+        assert found.label.zh != found.label.en
+    assert "11.36" in g.cell("residual", "original").stuck_label.en
+
+
 def test_the_seed_figures_are_in_the_cells_with_their_sources():
     assert g.cell("ffn", "original").stuck_at.en.count("5.12 / 4.92 / 4.75") == 1
     assert "53M / 65M / 90M" in g.cell("ffn", "original").stuck_at.zh

@@ -83,8 +83,11 @@ class FfnFormulaPart(Part):
         layout.addWidget(self.shapes)
         layout.addWidget(self.position_note)
         layout.addWidget(self.transpose_note)
-        layout.addWidget(note_frame(self.key_value))
+        key_value_note = note_frame(self.key_value)
+        layout.addWidget(key_value_note)
         layout.addStretch(1)
+        # Side notes the desk reads and a projector leaves out (the page shows whole at 1024×768)
+        self.desk_only = (self.transpose_note, key_value_note)
 
         self._structure: object = None
         self.retranslate()

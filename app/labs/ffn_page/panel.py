@@ -67,6 +67,8 @@ class FfnPagePanel(LabPanel):
         the step's title. The summary's "In one sentence" is its content and stays."""
         for part in (self.formula, self.width_part, self.shapes, self.shuffle, self.misconceptions):
             part.heading.setVisible(not appearance().presenting)
+        for widget in self.formula.desk_only + self.shapes.desk_only:
+            widget.setVisible(not appearance().presenting)
 
     def session_changed(self, change: Change) -> None:
         self.source.session_changed(change)

@@ -51,7 +51,7 @@ class FfnShapeCanvas(QWidget):
         return True
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802
-        return int(max(380, min(600, 0.45 * width)))
+        return int(max(380, min(600, 0.42 * width)))      # 1024×768 presenting: the legend and the count below fit
 
     def set_view(self, view: ShapeView) -> None:
         self.view = view

@@ -66,6 +66,9 @@ class FfnShapesPart(Part):
         layout.addWidget(self.table)
         layout.addWidget(self.rows_note)
         layout.addStretch(1)
+        # The symbols' table and the notes under the drawing are for the desk: a projector shows the
+        # drawing, its legend and the parameter count whole (the caption says the edges are log-scaled)
+        self.desk_only = (self.scale_note, self.table, self.rows_note)
         self.retranslate()
 
     @property

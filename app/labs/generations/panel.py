@@ -54,8 +54,7 @@ class GenerationsPanel(LabPanel):
         self.tabs.setUsesScrollButtons(True)
         self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         for part, widget in zip(self.lab.parts, widgets):
-            # The table scrolls inside itself (its details stay in view); the rest scroll as pages.
-            self.add_part(part, widget, widget if part == "table" else scroll_page(widget, f"genScroll_{part}"))
+            self.add_part(part, widget, scroll_page(widget, f"genScroll_{part}"))
         self._dirty: set[str] = {"preset", "compare", "compare-pair"}     # drawn when first shown
 
         self.table.cellChosen.connect(self._cell_chosen)

@@ -24,8 +24,8 @@ NUMBERS = {
     "n_layers": (QT_TRANSLATE_NOOP("ParametersPart", "layers"), 1_000),
     "d_model": (QT_TRANSLATE_NOOP("ParametersPart", "d_model"), 100_000),
     "d_ff": (QT_TRANSLATE_NOOP("ParametersPart", "d_ff"), 1_000_000),
-    "n_heads": (QT_TRANSLATE_NOOP("ParametersPart", "heads (0: Q, K, V, O each d × d)"), 4_096),
-    "n_kv_heads": (QT_TRANSLATE_NOOP("ParametersPart", "key/value heads (0: as many)"), 4_096),
+    "n_heads": (QT_TRANSLATE_NOOP("ParametersPart", "heads (0: Q, K, V, O d × d)"), 4_096),
+    "n_kv_heads": (QT_TRANSLATE_NOOP("ParametersPart", "KV heads (0: as many)"), 4_096),
     "d_head": (QT_TRANSLATE_NOOP("ParametersPart", "d_head (0: d_model ÷ heads)"), 4_096),
     "vocab": (QT_TRANSLATE_NOOP("ParametersPart", "vocabulary"), 10_000_000),
     "n_positions": (QT_TRANSLATE_NOOP("ParametersPart", "learned positions"), 1_000_000),
@@ -86,7 +86,7 @@ class ParametersPart(Part):
             field.setObjectName(f"genParameters_{name}")
             self.sized(field)
             field.editingFinished.connect(lambda name=name: self._number_entered(name))
-            label = self.label(f"genParametersLabel_{name}", wrap=True)
+            label = self.label(f"genParametersLabel_{name}", wrap=False)      # one line each: the form fits a projector
             form.addRow(label, field)
             self.fields[name], self.field_labels[name] = field, label
         self.ffn_kind, self.norm_kind = QComboBox(), QComboBox()
@@ -138,6 +138,7 @@ class ParametersPart(Part):
         self.widths.cellClicked.connect(lambda row, _column: self.use_width(row))
 
         left, right = QVBoxLayout(), QVBoxLayout()
+        right.setSpacing(4)                     # presenting, the widths of real models share this column
         left.addLayout(presets)
         left.addLayout(form)
         left.addStretch(1)
@@ -245,11 +246,12 @@ class ParametersPart(Part):
                     item = QTableWidgetItem()
                     if column == 1:
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                    if key == "total":
-                        font = item.font()
-                        font.setBold(True)
-                        item.setFont(font)
                     self.counts.setItem(row, column, item)
+                if key == "total":              # bold, at the table's size (which follows the zoom)
+                    font = self.counts.font()
+                    font.setBold(True)
+                    if item.font() != font:
+                        item.setFont(font)
                 item.setText(text)
         self.total.setText(self.tr("%1 parameters").replace("%1", f"{parts['total']:,}"))
         lines = [self.tr("The FFN holds %1 of all parameters.").replace(
