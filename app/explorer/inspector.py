@@ -393,8 +393,16 @@ class Inspector(QWidget):
     # --- following the session -----------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:
         if change is Change.TRACE:           # an edit (the commonest, and Flag arithmetic is slow)
-            self.refresh(values_only=True)
+            if not self.isVisible() and self.window().isVisible():
+                self._behind = True          # a lab page fills the window: shown when it is shown
+            elif not self._behind:
+                self.refresh(values_only=True)
+            else:
+                self.catch_up()
             return
+        if self._behind:                     # an edit not shown yet: refreshed below
+            self._behind = False
+            change |= Change.TRACE
         if change & Change.HIGHLIGHT:
             self.outlined_cells = list(self.session.highlight.cells)
         if change & _SHOWN:
@@ -410,6 +418,17 @@ class Inspector(QWidget):
             self.session.select(token=current.row(), column=current.column())
 
     _refreshing = False
+    _behind = False                          # edits made while out of sight, not shown yet
+
+    def catch_up(self) -> None:
+        """Show the edits made while the inspector was out of sight (see _on_changed)."""
+        if self._behind:
+            self._behind = False
+            self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self.catch_up()
 
     def refresh(self, values_only: bool = False) -> None:
         """Bring everything to the session's state. `values_only`: an edit (the selection is as it
