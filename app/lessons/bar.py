@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -279,6 +279,9 @@ class LessonBar(QWidget):
             if edited:
                 self._keep_caption_height()
             self.caption.setText(text)
+            # The fence checks the new text's height now, before the caption is painted: the check
+            # lays the text out again, which later on would paint the caption a second time.
+            QCoreApplication.sendPostedEvents(self.caption_fence, QEvent.Type.LayoutRequest)
         question = step.render("question", self.language, trace)
         self.question.setVisible(question is not None)
         self.show_answer.setVisible(question is not None)
