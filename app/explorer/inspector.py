@@ -21,6 +21,7 @@ from app.explorer import finite_marks
 from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
                                  show_overview, zoomed_font)
 from app.explorer import tensor_files
+from app.live_block import INPUTS, TARGETS
 from app.session import Change, Session
 from app.widgets.appearance import appearance
 from app.widgets.fitted_combo import FittedComboBox
@@ -509,7 +510,10 @@ class Inspector(QWidget):
         meaning = hook_meaning(hook, session.config)
         self.title.set_full_text(f"{hook}  [{shape}]" + (f"  — {self.tr(meaning)}" if meaning else ""))
         try:
-            explanation = explain(session.config, session.state.weights, session.trace, hook, index)
+            # the live tensors, not session.state: a snapshot registers each view it hands out
+            weights = {name: session.tensor(name) for name in session.tensor_names()
+                       if name not in (INPUTS, TARGETS)}
+            explanation = explain(session.config, weights, session.trace, hook, index)
         except (KeyError, IndexError):       # a hook this version cannot explain: say so, never crash
             explanation = Explanation(hook, index, Step.UNEXPLAINED, hook, format_number(float(array[index])), (),
                                       float(array[index]))
