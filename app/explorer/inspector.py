@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, Qt
-from PySide6.QtGui import QGuiApplication, QTextLayout
+from PySide6.QtGui import QGuiApplication, QTextCursor, QTextLayout
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QVBoxLayout, QWidget
 
 from core.explain import Explanation, Step, explain
@@ -303,6 +303,38 @@ class ExplanationText(QPlainTextEdit):
     width and says how tall it needs to be to show every line (content_height), so a layout
     can give it that room rather than make it scroll."""
 
+    def set_text(self, text: str) -> None:
+        """Show `text` as setPlainText shows it (from its top, the cursor at its start, nothing
+        selected), rewriting only the lines that changed when the number of lines is the same: an
+        edit's new numbers re-lay out their lines, not the document, and the scroll bars, whose
+        range setPlainText resets, are left alone (no repaint of them and the panels beneath)."""
+        old = self.toPlainText()
+        if text == old:
+            return
+        old_lines, new_lines = old.split("\n"), text.split("\n")
+        if not old or len(old_lines) != len(new_lines):
+            self.setPlainText(text)
+            return
+        document = self.document()
+        if document.isUndoRedoEnabled():
+            document.setUndoRedoEnabled(False)     # (read-only: nothing to undo; edits kept no history)
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        for number, (before, after) in enumerate(zip(old_lines, new_lines)):
+            if before != after:
+                block = document.findBlockByNumber(number)
+                cursor.setPosition(block.position())
+                cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+                cursor.insertText(after)
+        cursor.endEditBlock()
+        shown = self.textCursor()
+        if shown.position() != 0 or shown.hasSelection():
+            shown.setPosition(0)
+            self.setTextCursor(shown)
+        for bar in (self.verticalScrollBar(), self.horizontalScrollBar()):
+            if bar.value() != bar.minimum():
+                bar.setValue(bar.minimum())
+
     def content_height(self, width: int | None = None) -> int:
         """The height at which the box shows its whole text without scrolling at `width` (its own
         by default). Lines are laid out as the box lays them out, at the width that is left with
@@ -529,8 +561,7 @@ class Inspector(QWidget):
         self.sentence.setText(sentence)
         self._show_problem(hook)
         text = f"{where}\n{self.worded(explanation)}"
-        if text != self.explanation.toPlainText():      # unchanged: no relayout of the document
-            self.explanation.setPlainText(text)
+        self.explanation.set_text(text)                 # unchanged: no relayout of the document
 
     def _show_problem(self, hook: str) -> None:
         """A red line under the title when the hook has values that are not finite (amber for notes)."""
