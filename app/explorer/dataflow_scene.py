@@ -59,6 +59,7 @@ class DataflowScene(QGraphicsScene):
         self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
         self._drawn: dict[str, tuple] = {}      # hook → (array, token, head, limit) last drawn
         self._seen: dict[str, object] = {}       # hook → the array its limit was last widened for
+        self._rows: dict[str, np.ndarray | None] = {}   # hook → the numbers its node shows (None: marked cells)
         self._highlight: set[str] | None = None
         self._cells: dict[str, set[tuple[int, ...]]] = {}
         self._spot: str | None = None
@@ -237,6 +238,7 @@ class DataflowScene(QGraphicsScene):
         self.layout = Layout()                # nothing to reach while the items go and come
         self.clear()
         self._drawn = {}
+        self._rows = {}
         look = appearance()
         self.geometry, self.palette = Geometry.at(look.zoom), Palette.of(look)
         self.setBackgroundBrush(self.palette.background)
@@ -305,13 +307,19 @@ class DataflowScene(QGraphicsScene):
                 if drawn is None or drawn[1] != token:
                     node.set_token(token)
             elif fresh or drawn[1:] != (token, shown_head, limit):
+                row = array[shown_head, token] if array.ndim == 3 else array[token]
                 marks = self._severe_marks(hook)
-                words = alarm = None
-                if marks is not None:
-                    marks = marks[shown_head, token] if array.ndim == 3 else marks[token]
-                    words, alarm = finite_marks.number_words(), finite_marks.problem_colour(True)
-                node.set_values(array[shown_head, token] if array.ndim == 3 else array[token], limit, marks,
-                                words, alarm)
+                before = self._rows.get(hook)
+                if marks is None and before is not None and drawn is not None \
+                        and drawn[1:] == (token, shown_head, limit) and np.array_equal(row, before):
+                    pass                      # a recomputed array, the same numbers shown: nothing to redraw
+                else:
+                    words = alarm = None
+                    if marks is not None:
+                        marks = marks[shown_head, token] if array.ndim == 3 else marks[token]
+                        words, alarm = finite_marks.number_words(), finite_marks.problem_colour(True)
+                    node.set_values(row, limit, marks, words, alarm)
+                    self._rows[hook] = row.copy() if marks is None else None
             if fresh:
                 self._mark_problem(hook, node)
             self._drawn[hook] = (array, token, shown_head, limit)
