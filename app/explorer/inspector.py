@@ -101,6 +101,15 @@ class HookTableModel(QAbstractTableModel):
             return format_exact(self.array[index.row(), index.column()])
         return None
 
+    def cell_look(self, row: int, column: int) -> tuple:
+        """What data() gives for the background, foreground, display and mark roles, in one call
+        (NumberDelegate paints a cell from it)."""
+        if self.marks is not None:
+            return tuple(self._marked_data(row, column, role) for role in (_BACKGROUND, _FOREGROUND, _DISPLAY, _MARK))
+        value = float(self.array[row, column])
+        colour = tint(value, self.limit)
+        return colour, ink_on(colour), format_number(value), None
+
     def _marked_data(self, row: int, column: int, role: int):
         """A cell of a hook with marks: an overflow or NaN reads as a word on red, a note (0/0, beyond
         float16) is an amber corner; the tooltip says why."""

@@ -206,8 +206,9 @@ def test_a_large_hook_is_a_virtual_table_with_an_overview(large):
     assert table.horizontalHeader().sectionResizeMode(0) == table.horizontalHeader().ResizeMode.Fixed
     assert widget.overview.isVisible() and widget.overview.shape == (16, 256)
     asked = []
-    original = model.data
+    original, look = model.data, model.cell_look
     model.data = lambda index, role=Qt.DisplayRole: (asked.append((index.row(), index.column())), original(index, role))[1]
+    model.cell_look = lambda row, column: (asked.append((row, column)), look(row, column))[1]   # (what paints)
     table.viewport().repaint()
     first_row, last_row, first_column, last_column = table.visible_cells()
     assert asked and all(first_row <= r <= last_row and first_column <= c <= last_column for r, c in asked)
