@@ -7,6 +7,7 @@ recomputed is looked at again, and only its changed cells are repainted.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -437,14 +438,14 @@ class Inspector(QWidget):
         if change is Change.TRACE:           # an edit (the commonest, and Flag arithmetic is slow)
             if not self.isVisible() and self.window().isVisible():
                 self._behind = True          # a lab page fills the window: shown when it is shown
+                self._note_range()
             elif not self._behind:
                 self.refresh(values_only=True)
             else:
                 self.catch_up()
             return
-        if self._behind:                     # an edit not shown yet: refreshed below
-            self._behind = False
-            change |= Change.TRACE
+        if self._behind:                     # edits not shown yet: shown first, as they came first
+            self.catch_up()
         if change & Change.HIGHLIGHT:
             self.outlined_cells = list(self.session.highlight.cells)
         if change & _SHOWN:
@@ -462,11 +463,34 @@ class Inspector(QWidget):
     _refreshing = False
     _behind = False                          # edits made while out of sight, not shown yet
 
+    _range: tuple | None = None             # (slice shown, lowest, highest) of the edits out of sight
+
+    def _note_range(self) -> None:
+        """The extremes of the shown slice over the edits made out of sight: the table's columns,
+        which widen for every new number and never narrow, are as wide once shown as if it had
+        followed each edit."""
+        session = self.session
+        hook = session.selected_hook
+        array = session.trace[hook]
+        head = session.selected_index(hook)[0] if array.ndim == 3 else None
+        shown = array[head] if head is not None else array
+        finite = shown[np.isfinite(shown)]
+        key = (hook, head, shown.shape)
+        if self._range is None or self._range[0] != key:
+            self._range = (key, math.inf, -math.inf)
+        if finite.size:
+            _, low, high = self._range
+            self._range = (key, min(low, float(finite.min())), max(high, float(finite.max())))
+
     def catch_up(self) -> None:
         """Show the edits made while the inspector was out of sight (see _on_changed)."""
         if self._behind:
             self._behind = False
             self.refresh()
+            seen, self._range = self._range, None
+            if seen is not None and seen[1] <= seen[2] and seen[0][0] == self._shown_hook \
+                    and seen[0][1:] == (self._shown_slice[1], self.model.array.shape):
+                self.table.widen_for((format_number(seen[1]), format_number(seen[2])))
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)

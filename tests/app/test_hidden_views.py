@@ -5,6 +5,8 @@ there (the lab's own slider, or a weight) draws nothing in them until the explor
 again; then they show exactly what they would have shown had they followed every edit."""
 from __future__ import annotations
 
+from PySide6.QtWidgets import QWidget
+
 from app.explorer.dataflow_style import compact_number
 from core.formats.lesson import load_lesson
 from core.numbers import format_number
@@ -61,3 +63,23 @@ def test_colour_limits_widen_out_of_sight_as_when_drawn(blocklab_open):
     lab.session.set_value("W_in", (0, 0), original)               # … and back, both out of sight
     window.lessons.close()
     assert view.flow.node_limit(hook) > before
+
+
+def test_the_inspectors_columns_widen_out_of_sight_as_when_shown(blocklab_window):
+    """Columns widen for every new number and never narrow: a wide value that came and went while
+    the inspector was hidden leaves the columns as wide as if the inspector had shown it."""
+    lab = blocklab_window
+    window, session = lab.window, lab.session
+    inspector = window.inspector
+    session.select(hook="mlp.hook_pre", token=0)
+    narrow = inspector.table.cell_size().width()
+    page = QWidget()
+    window.work.addWidget(page)
+    window.work.setCurrentWidget(page)                         # a lab page fills the window
+    assert not inspector.isVisible()
+    original = float(lab.tensor("W_in")[0, 0])
+    session.set_value("W_in", (0, 0), -12345.0)                # a much wider number …
+    session.set_value("W_in", (0, 0), original)                # … and back, out of sight
+    window.work.setCurrentIndex(0)
+    assert inspector.isVisible()
+    assert inspector.table.cell_size().width() > narrow
