@@ -238,6 +238,10 @@ class ResidualTab(PlotTab):
         if shown is None or low < shown[0] or high > shown[1] or high - low < 0.5 * (shown[1] - shown[0]):
             self.plot.setYRange(low, high, padding=0.08)
             self.y_shown = (low, high)
+            if shown is not None:                          # an edit's new range on a laid-out plot:
+                self.plot.vb.prepareForPaint()             # its matrix and ticks, then its labels'
+                look.measure_ticks(self.plot.getAxis("left"))   # width, laid out before the paint
+                self.plot.layout.activate()
 
     def hover_text(self, scene_pos: QPointF) -> str | None:
         if self.mode != "image":
