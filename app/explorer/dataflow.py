@@ -239,6 +239,7 @@ class DataflowView(QGraphicsView):
     def export_image(self, path) -> bool:
         """Write the whole diagram, as shown, to a .png (2× resolution) or .svg file; False if the
         file cannot be written. Raises ValueError for another suffix."""
+        self.catch_up()
         with self.framer.every_text():       # the whole drawing, whatever the view's edge cuts
             return export_scene(self.flow, path, self.flow.palette.background, self.tr("Block diagram"))
 

@@ -728,6 +728,7 @@ class Inspector(QWidget):
 
     def equation_text(self) -> str:
         """The selected cell's explanation as the inspector shows it (plain text)."""
+        self.catch_up()
         return self.explanation.toPlainText()
 
     def copy_equation(self) -> None:
