@@ -226,6 +226,7 @@ class InvariantsPanel(QWidget):
         self.grid.setHorizontalSpacing(8)
         self.labels: dict[str, QLabel] = {}
         self._columns = 0                    # two columns where every check fits half the width, else one
+        self._place_due = False              # the columns are to be chosen again at the next refresh
         self.empty = QLabel()
         self.empty.setObjectName("invariantsEmpty")
         self.empty.setWordWrap(True)
@@ -241,6 +242,7 @@ class InvariantsPanel(QWidget):
         self.retranslate()
 
     def _recolour(self) -> None:
+        self._place_due = True                       # another zoom: other widths
         for label in self.labels.values():
             label.setProperty("violated", None)      # styled again by refresh, in the theme's colours
         self.refresh()
@@ -304,22 +306,28 @@ class InvariantsPanel(QWidget):
                 label.setObjectName(f"invariant_{key}")
                 self.labels[key] = label
             self._columns = 0
+        words = finite_marks.number_words()
+        placed = self._columns != 0 and not self._place_due
         for inv in found:
             text = self.text_of(inv)
             label = self.labels[inv.key]
             if label.text() != text:
                 label.setText(text)
+                placed = False
             if label.property("violated") is not (not inv.ok):
                 # Restyling is costly (a re-polish): only when the verdict flips (or the theme changes).
                 label.setProperty("violated", not inv.ok)
                 colours = appearance().colours
                 label.setStyleSheet(f"color: {colours.good};" if inv.ok else f"color: {colours.bad}; font-weight: bold;")
             tip = self.TIPS.get(inv.key)
-            words = finite_marks.number_words()
-            label.setToolTip((self.tr(tip) if tip else inv.label) + "\n"
-                             + ", ".join(format_number(float(v), words=words) for v in inv.values.ravel()[:64]))
+            tooltip = (self.tr(tip) if tip else inv.label) + "\n" + \
+                ", ".join(format_number(float(v), words=words) for v in inv.values.ravel()[:64])
+            if label.toolTip() != tooltip:
+                label.setToolTip(tooltip)
         self._show_finite()
-        self._place()
+        if not placed:                       # the same texts at the same width: the columns stand
+            self._place_due = False
+            self._place()
 
     def _show_finite(self) -> None:
         """✗ in red where the trace stopped being finite (the first hook, and how many follow); a

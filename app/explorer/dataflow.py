@@ -73,6 +73,7 @@ class DataflowView(QGraphicsView):
         self._busy = False                              # framing now (see _framing_now)
         self._framing: frozenset[str] | None = None     # None: the whole block
         self._click_spotlight = False
+        self._behind = False                            # edits made out of sight, not drawn yet
         session.changed.connect(self._on_changed)
         appearance().changed.connect(self._on_appearance)
         self.framer = Framer(self)
@@ -93,15 +94,18 @@ class DataflowView(QGraphicsView):
         return self.flow.node_rect(hook)
 
     def node_item(self, hook: str) -> NodeBase:
+        self.catch_up()
         return self.flow.node_item(hook)
 
     def node_title(self, hook: str) -> str:
         return self.flow.node_title(hook)
 
     def node_texts(self, hook: str) -> list[str]:
+        self.catch_up()
         return self.flow.node_texts(hook)
 
     def node_limit(self, hook: str) -> float:
+        self.catch_up()
         return self.flow.node_limit(hook)
 
     def is_strip(self, hook: str) -> bool:
@@ -235,6 +239,7 @@ class DataflowView(QGraphicsView):
     def export_image(self, path) -> bool:
         """Write the whole diagram, as shown, to a .png (2× resolution) or .svg file; False if the
         file cannot be written. Raises ValueError for another suffix."""
+        self.catch_up()
         with self.framer.every_text():       # the whole drawing, whatever the view's edge cuts
             return export_scene(self.flow, path, self.flow.palette.background, self.tr("Block diagram"))
 
@@ -253,7 +258,25 @@ class DataflowView(QGraphicsView):
         menu.deleteLater()
 
     # --- updates -----------------------------------------------------------------------------
+    def _out_of_sight(self) -> bool:
+        """Hidden in a shown window (a lab page fills it): an edit is drawn when the view is shown."""
+        return not self.isVisible() and self.window().isVisible()
+
+    def catch_up(self) -> None:
+        """Draw the edits made while the view was out of sight (see _on_changed)."""
+        if self._behind:
+            self._behind = False
+            self._on_trace_changed()
+
     def _on_changed(self, change: Change) -> None:
+        if change is Change.TRACE and self._out_of_sight() and self.flow.widen_limits():
+            # An edit while a lab page fills the window: only the colour limits follow it now (they
+            # widen with every value, drawn or not); the nodes are drawn when the view is shown.
+            self._behind = True
+            return
+        if self._behind:
+            self._behind = False
+            change |= Change.TRACE
         if change & Change.LOADED:
             self.flow.forget_limits()         # a new scenario: limits from its trace
         if change & Change.HIGHLIGHT and change & Change.TRACE:
@@ -359,6 +382,7 @@ class DataflowView(QGraphicsView):
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
+        self.catch_up()
         self._refit()
 
     def changeEvent(self, event) -> None:  # noqa: N802

@@ -58,6 +58,8 @@ class DataflowScene(QGraphicsScene):
         self._texts_for: object = None          # the config the titles were written for
         self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
         self._drawn: dict[str, tuple] = {}      # hook → (array, token, head, limit) last drawn
+        self._seen: dict[str, object] = {}       # hook → the array its limit was last widened for
+        self._rows: dict[str, np.ndarray | None] = {}   # hook → the numbers its node shows (None: marked cells)
         self._highlight: set[str] | None = None
         self._cells: dict[str, set[tuple[int, ...]]] = {}
         self._spot: str | None = None
@@ -186,6 +188,26 @@ class DataflowScene(QGraphicsScene):
             self._refresh_selection()
         return rebuilt
 
+    def widen_limits(self) -> bool:
+        """After an edit of a view out of sight: widen the colour limits as drawing the new trace
+        would (check_limits in _refresh_values), drawing nothing. False, doing nothing, when the
+        edit needs more (a new layout or new titles): then the caller draws it now."""
+        structure, look = self._keys()
+        config = self.session.config
+        if structure != self._structure or look != self._look or self._compact != self.layout.compact \
+                or (self._texts_for is not config and self._texts_for != config):
+            return False
+        trace, limits, seen, drawn = self.session.trace, self._limits, self._seen, self._drawn
+        for hook in self.layout.nodes:
+            array = trace[hook]
+            if hook in limits and (seen.get(hook) is array or drawn.get(hook, (None,))[0] is array):
+                continue
+            seen[hook] = array
+            needed = _limit_for(array)
+            if needed > limits.get(hook, 0.0):
+                limits[hook] = needed
+        return True
+
     def sync_selection(self) -> None:
         self._refresh_values()
         self._refresh_selection()
@@ -216,6 +238,7 @@ class DataflowScene(QGraphicsScene):
         self.layout = Layout()                # nothing to reach while the items go and come
         self.clear()
         self._drawn = {}
+        self._rows = {}
         look = appearance()
         self.geometry, self.palette = Geometry.at(look.zoom), Palette.of(look)
         self.setBackgroundBrush(self.palette.background)
@@ -284,11 +307,19 @@ class DataflowScene(QGraphicsScene):
                 if drawn is None or drawn[1] != token:
                     node.set_token(token)
             elif fresh or drawn[1:] != (token, shown_head, limit):
+                row = array[shown_head, token] if array.ndim == 3 else array[token]
                 marks = self._severe_marks(hook)
-                if marks is not None:
-                    marks = marks[shown_head, token] if array.ndim == 3 else marks[token]
-                node.set_values(array[shown_head, token] if array.ndim == 3 else array[token], limit, marks,
-                                finite_marks.number_words(), finite_marks.problem_colour(True))
+                before = self._rows.get(hook)
+                if marks is None and before is not None and drawn is not None \
+                        and drawn[1:] == (token, shown_head, limit) and np.array_equal(row, before):
+                    pass                      # a recomputed array, the same numbers shown: nothing to redraw
+                else:
+                    words = alarm = None
+                    if marks is not None:
+                        marks = marks[shown_head, token] if array.ndim == 3 else marks[token]
+                        words, alarm = finite_marks.number_words(), finite_marks.problem_colour(True)
+                    node.set_values(row, limit, marks, words, alarm)
+                    self._rows[hook] = row.copy() if marks is None else None
             if fresh:
                 self._mark_problem(hook, node)
             self._drawn[hook] = (array, token, shown_head, limit)
@@ -301,8 +332,10 @@ class DataflowScene(QGraphicsScene):
     def _mark_problem(self, hook: str, node: NodeBase) -> None:
         """A red border and the reason in the tooltip where a value of the hook is not finite."""
         watch = finite_marks.watch_for(self.session)
-        severe = [issue for issue in watch.all_issues() if issue.hook == hook and issue.problem.severe] \
-            if any(issue.problem.severe for issue in watch.issues(hook)) else []
+        if not any(issue.problem.severe for issue in watch.issues(hook)):
+            node.set_problem(None)            # (nothing to word: the usual case after an edit)
+            return
+        severe = [issue for issue in watch.all_issues() if issue.hook == hook and issue.problem.severe]
         reason = "; ".join(finite_marks.issue_text(issue) for issue in severe) or None
         node.set_problem(reason, finite_marks.problem_colour(True))
 

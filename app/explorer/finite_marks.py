@@ -101,7 +101,7 @@ class FiniteWatch(QObject):
         session = self.session
         array, config = session.trace[hook], session.config
         known = self._issues.get(hook)
-        if known is not None and known[0] is array and known[1] == config:
+        if known is not None and known[0] is array and (known[1] is config or known[1] == config):
             return known[2]
         found = hook_issues(config, session.trace, hook)
         self._issues[hook] = (array, config, found)

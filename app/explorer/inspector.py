@@ -7,11 +7,12 @@ recomputed is looked at again, and only its changed cells are repainted.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, Qt
-from PySide6.QtGui import QGuiApplication, QTextLayout
+from PySide6.QtGui import QGuiApplication, QTextCursor, QTextLayout
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QVBoxLayout, QWidget
 
 from core.explain import Explanation, Step, explain
@@ -21,6 +22,7 @@ from app.explorer import finite_marks
 from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
                                  show_overview, zoomed_font)
 from app.explorer import tensor_files
+from app.live_block import INPUTS, TARGETS
 from app.session import Change, Session
 from app.widgets.appearance import appearance
 from app.widgets.fitted_combo import FittedComboBox
@@ -99,6 +101,15 @@ class HookTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             return format_exact(self.array[index.row(), index.column()])
         return None
+
+    def cell_look(self, row: int, column: int) -> tuple:
+        """What data() gives for the background, foreground, display and mark roles, in one call
+        (NumberDelegate paints a cell from it)."""
+        if self.marks is not None:
+            return tuple(self._marked_data(row, column, role) for role in (_BACKGROUND, _FOREGROUND, _DISPLAY, _MARK))
+        value = float(self.array[row, column])
+        colour = tint(value, self.limit)
+        return colour, ink_on(colour), format_number(value), None
 
     def _marked_data(self, row: int, column: int, role: int):
         """A cell of a hook with marks: an overflow or NaN reads as a word on red, a note (0/0, beyond
@@ -302,6 +313,38 @@ class ExplanationText(QPlainTextEdit):
     width and says how tall it needs to be to show every line (content_height), so a layout
     can give it that room rather than make it scroll."""
 
+    def set_text(self, text: str) -> None:
+        """Show `text` as setPlainText shows it (from its top, the cursor at its start, nothing
+        selected), rewriting only the lines that changed when the number of lines is the same: an
+        edit's new numbers re-lay out their lines, not the document, and the scroll bars, whose
+        range setPlainText resets, are left alone (no repaint of them and the panels beneath)."""
+        old = self.toPlainText()
+        if text == old:
+            return
+        old_lines, new_lines = old.split("\n"), text.split("\n")
+        if not old or len(old_lines) != len(new_lines):
+            self.setPlainText(text)
+            return
+        document = self.document()
+        if document.isUndoRedoEnabled():
+            document.setUndoRedoEnabled(False)     # (read-only: nothing to undo; edits kept no history)
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        for number, (before, after) in enumerate(zip(old_lines, new_lines)):
+            if before != after:
+                block = document.findBlockByNumber(number)
+                cursor.setPosition(block.position())
+                cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+                cursor.insertText(after)
+        cursor.endEditBlock()
+        shown = self.textCursor()
+        if shown.position() != 0 or shown.hasSelection():
+            shown.setPosition(0)
+            self.setTextCursor(shown)
+        for bar in (self.verticalScrollBar(), self.horizontalScrollBar()):
+            if bar.value() != bar.minimum():
+                bar.setValue(bar.minimum())
+
     def content_height(self, width: int | None = None) -> int:
         """The height at which the box shows its whole text without scrolling at `width` (its own
         by default). Lines are laid out as the box lays them out, at the width that is left with
@@ -393,8 +436,16 @@ class Inspector(QWidget):
     # --- following the session -----------------------------------------------------------------
     def _on_changed(self, change: Change) -> None:
         if change is Change.TRACE:           # an edit (the commonest, and Flag arithmetic is slow)
-            self.refresh(values_only=True)
+            if not self.isVisible() and self.window().isVisible():
+                self._behind = True          # a lab page fills the window: shown when it is shown
+                self._note_range()
+            elif not self._behind:
+                self.refresh(values_only=True)
+            else:
+                self.catch_up()
             return
+        if self._behind:                     # edits not shown yet: shown first, as they came first
+            self.catch_up()
         if change & Change.HIGHLIGHT:
             self.outlined_cells = list(self.session.highlight.cells)
         if change & _SHOWN:
@@ -410,6 +461,40 @@ class Inspector(QWidget):
             self.session.select(token=current.row(), column=current.column())
 
     _refreshing = False
+    _behind = False                          # edits made while out of sight, not shown yet
+
+    _range: tuple | None = None             # (slice shown, lowest, highest) of the edits out of sight
+
+    def _note_range(self) -> None:
+        """The extremes of the shown slice over the edits made out of sight: the table's columns,
+        which widen for every new number and never narrow, are as wide once shown as if it had
+        followed each edit."""
+        session = self.session
+        hook = session.selected_hook
+        array = session.trace[hook]
+        head = session.selected_index(hook)[0] if array.ndim == 3 else None
+        shown = array[head] if head is not None else array
+        finite = shown[np.isfinite(shown)]
+        key = (hook, head, shown.shape)
+        if self._range is None or self._range[0] != key:
+            self._range = (key, math.inf, -math.inf)
+        if finite.size:
+            _, low, high = self._range
+            self._range = (key, min(low, float(finite.min())), max(high, float(finite.max())))
+
+    def catch_up(self) -> None:
+        """Show the edits made while the inspector was out of sight (see _on_changed)."""
+        if self._behind:
+            self._behind = False
+            self.refresh()
+            seen, self._range = self._range, None
+            if seen is not None and seen[1] <= seen[2] and seen[0][0] == self._shown_hook \
+                    and seen[0][1:] == (self._shown_slice[1], self.model.array.shape):
+                self.table.widen_for((format_number(seen[1]), format_number(seen[2])))
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self.catch_up()
 
     def refresh(self, values_only: bool = False) -> None:
         """Bring everything to the session's state. `values_only`: an edit (the selection is as it
@@ -490,7 +575,10 @@ class Inspector(QWidget):
         meaning = hook_meaning(hook, session.config)
         self.title.set_full_text(f"{hook}  [{shape}]" + (f"  — {self.tr(meaning)}" if meaning else ""))
         try:
-            explanation = explain(session.config, session.state.weights, session.trace, hook, index)
+            # the live tensors, not session.state: a snapshot registers each view it hands out
+            weights = {name: session.tensor(name) for name in session.tensor_names()
+                       if name not in (INPUTS, TARGETS)}
+            explanation = explain(session.config, weights, session.trace, hook, index)
         except (KeyError, IndexError):       # a hook this version cannot explain: say so, never crash
             explanation = Explanation(hook, index, Step.UNEXPLAINED, hook, format_number(float(array[index])), (),
                                       float(array[index]))
@@ -506,8 +594,7 @@ class Inspector(QWidget):
         self.sentence.setText(sentence)
         self._show_problem(hook)
         text = f"{where}\n{self.worded(explanation)}"
-        if text != self.explanation.toPlainText():      # unchanged: no relayout of the document
-            self.explanation.setPlainText(text)
+        self.explanation.set_text(text)                 # unchanged: no relayout of the document
 
     def _show_problem(self, hook: str) -> None:
         """A red line under the title when the hook has values that are not finite (amber for notes)."""
@@ -641,6 +728,7 @@ class Inspector(QWidget):
 
     def equation_text(self) -> str:
         """The selected cell's explanation as the inspector shows it (plain text)."""
+        self.catch_up()
         return self.explanation.toPlainText()
 
     def copy_equation(self) -> None:

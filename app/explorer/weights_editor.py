@@ -278,6 +278,14 @@ class WeightTableModel(QAbstractTableModel):
         note = f"\n⚠ {finite_marks.cell_reason(Cell.BEYOND_FLOAT16)}" if beyond_half else ""
         return f"{self._name}[{where}] = {format_exact(value)}{note}\n{hint}"
 
+    def cell_look(self, row: int, column: int) -> tuple:
+        """What data() gives for the background, foreground, display and mark roles, in one call
+        (NumberDelegate paints a cell from it)."""
+        value = float(self.view_array()[row, column])
+        colour = style.tint(value, self.colour_limit())
+        mark = finite_marks.problem_colour(False) if abs(value) > FLOAT16_MAX else None
+        return colour, ink_on(colour), style.format_number(value), mark
+
     def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         """Typed text (or a number) into a cell; False if the session refuses it (it says why)."""
         if not index.isValid() or role != Qt.ItemDataRole.EditRole:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -17,68 +17,9 @@ from app.lessons.controller import LESSONS, LessonController
 from app.session import Change
 from app.start_card import StartCard
 from app.widgets.appearance import appearance
+from app.widgets.fence import SizeFence
 from app.widgets.inert import escaped
 from core.formats.lesson import Text, list_lessons
-
-
-class CaptionFence(QWidget):
-    """Holds the caption and keeps its layout requests from climbing to the window.
-
-    QLabel.setText always asks its parent's layout again, and Qt passes the request up one
-    parent per pass (the bar, the window's centre, the window), each pass laying the caption's
-    rich text out again and repainting it: an edit's new live number painted the caption three
-    times. The fence passes a request on only when the caption's size constraints or its
-    height for the width it has changed; its own size hints are the caption's, read when the
-    parent lays out (unlike app.labs.fence.SizeFence it sets no minimum height of its own, so
-    the layout squeezes the caption exactly as before)."""
-
-    def __init__(self, caption: QLabel, parent=None) -> None:
-        super().__init__(parent)
-        self.caption = caption
-        caption.setParent(self)
-        self.setSizePolicy(caption.sizePolicy())
-        self._hints = self._read()
-
-    def _read(self) -> tuple:
-        # A wrapped label's preferred width follows its text number by number; the layout gives
-        # it the bar's width and its height for that width (checked in _pass_on).
-        caption = self.caption
-        return (caption.sizeHint().height(), caption.minimumSizeHint(), caption.minimumSize(),
-                caption.maximumSize(), caption.sizePolicy(), caption.hasHeightForWidth())
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return self.caption.sizeHint()
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return self.caption.minimumSizeHint()
-
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
-        return self.caption.hasHeightForWidth()
-
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
-        return self.caption.heightForWidth(width)
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        super().resizeEvent(event)
-        self.caption.setGeometry(self.rect())
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest:
-            self._pass_on()
-            return True
-        if event.type() == QEvent.Type.Show:               # hidden, it heard no request: look again
-            self._pass_on()
-        return super().event(event)
-
-    def _pass_on(self) -> None:
-        hints = self._read()
-        caption = self.caption
-        fits = not caption.hasHeightForWidth() or caption.heightForWidth(self.width()) == self.height()
-        if hints != self._hints or not fits:
-            self._hints = hints
-            if self.sizePolicy() != hints[4]:
-                self.setSizePolicy(hints[4])
-            self.updateGeometry()
 
 
 class LessonBar(QWidget):
@@ -161,7 +102,7 @@ class LessonBar(QWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(2)
         layout.addLayout(top)
-        self.caption_fence = CaptionFence(self.caption)   # a live number: no relayout of the window
+        self.caption_fence = SizeFence(self.caption, hold_height=False)   # a live number: no relayout of the window
         layout.addWidget(self.caption_fence)
         layout.addLayout(asked)
         layout.addWidget(self.answer)
@@ -338,6 +279,9 @@ class LessonBar(QWidget):
             if edited:
                 self._keep_caption_height()
             self.caption.setText(text)
+            # The fence checks the new text's height now, before the caption is painted: the check
+            # lays the text out again, which later on would paint the caption a second time.
+            QCoreApplication.sendPostedEvents(self.caption_fence, QEvent.Type.LayoutRequest)
         question = step.render("question", self.language, trace)
         self.question.setVisible(question is not None)
         self.show_answer.setVisible(question is not None)

@@ -13,6 +13,7 @@ Pure NumPy: no Qt here. The format is documented in docs/lessons.md.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -244,6 +245,12 @@ def _pieces(text: str) -> list[str | Placeholder]:
     return pieces
 
 
+@functools.lru_cache(maxsize=512)
+def _parsed(text: str) -> tuple[str | Placeholder, ...]:
+    """_pieces, kept per text: a live caption is rendered again on every edit."""
+    return tuple(_pieces(text))
+
+
 def parse_placeholders(text: str) -> list[Placeholder]:
     """Every placeholder of a text, in order; LessonError if the text is malformed."""
     return [piece for piece in _pieces(text) if isinstance(piece, Placeholder)]
@@ -282,7 +289,7 @@ def render_caption(text: str, trace: Trace) -> str:
     never holds.
     """
     out: list[str] = []
-    for piece in _pieces(text):
+    for piece in _parsed(text):
         if isinstance(piece, str):
             out.append(piece)
             continue

@@ -83,6 +83,33 @@ def test_an_edit_updates_the_table_in_place(inspector, session):
     assert resets and inspector.model.columnCount() == 8
 
 
+def test_an_edit_rewrites_the_worked_formula_as_anew(inspector, session):
+    """The explanation's changed lines are rewritten in place (its scroll bars are not reset per
+    edit), and it reads as a fresh setPlainText would: the whole new text, from its top, nothing
+    selected, no undo history kept."""
+    from core.explain import explain
+    session.select(hook="mlp.hook_pre", token=1, column=0)
+    box = inspector.findChild(QPlainTextEdit, "inspectorExplanation")
+    box.resize(box.width(), 60)                                # short: it scrolls
+    before = box.toPlainText()
+    for value in (3.0, -2.5, 0.125):
+        if value < 0:
+            cursor = box.textCursor()
+            cursor.setPosition(3)
+            cursor.setPosition(12, cursor.MoveMode.KeepAnchor)     # the learner selected some text
+            box.setTextCursor(cursor)
+        box.verticalScrollBar().setValue(box.verticalScrollBar().maximum())    # and scrolled down
+        assert box.verticalScrollBar().value() > 0
+        assert session.set_value("W_in", (0, 0), value)
+        weights = {name: session.tensor(name) for name in session.tensor_names() if name not in ("inputs", "targets")}
+        worded = inspector.worded(explain(session.config, weights, session.trace, "mlp.hook_pre", (1, 0)))
+        assert box.toPlainText().split("\n", 1)[1] == worded
+        assert box.textCursor().position() == 0 and not box.textCursor().hasSelection()
+        assert box.verticalScrollBar().value() == 0
+    assert box.toPlainText() != before
+    assert box.document().availableUndoSteps() == 0
+
+
 def test_rmsnorm_hooks_read_differently(inspector, session):
     session.select(hook="ln1.hook_scale")
     title = inspector.findChild(QLabel, "inspectorTitle")
@@ -179,8 +206,9 @@ def test_a_large_hook_is_a_virtual_table_with_an_overview(large):
     assert table.horizontalHeader().sectionResizeMode(0) == table.horizontalHeader().ResizeMode.Fixed
     assert widget.overview.isVisible() and widget.overview.shape == (16, 256)
     asked = []
-    original = model.data
+    original, look = model.data, model.cell_look
     model.data = lambda index, role=Qt.DisplayRole: (asked.append((index.row(), index.column())), original(index, role))[1]
+    model.cell_look = lambda row, column: (asked.append((row, column)), look(row, column))[1]   # (what paints)
     table.viewport().repaint()
     first_row, last_row, first_column, last_column = table.visible_cells()
     assert asked and all(first_row <= r <= last_row and first_column <= c <= last_column for r, c in asked)

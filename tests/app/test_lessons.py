@@ -319,6 +319,38 @@ def test_a_new_live_number_in_the_caption_does_not_relayout_the_bar(bar, qapp):
     assert seen == [bar]
 
 
+def test_a_new_live_number_paints_the_caption_once(blocklab_open, qapp):
+    """Issue 13: the fence's check of the new text's height lays the text out again; in the window,
+    where other views have a paint due already, that repainted the caption a second time."""
+    from PySide6.QtCore import QEvent, QObject
+    lab = blocklab_open(R45)
+    bar = lab.window.lesson_bar
+    go_to(lab.window.lessons, "relu-residual")
+    session = lab.session
+    paints = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                paints.append(watched)
+            return False
+
+    watch = Watch()
+    bar.caption.installEventFilter(watch)
+    for value in (1.25, 1.5):
+        assert session.set_value("W_in", (0, 0), value)
+        for _ in range(3):
+            qapp.processEvents()
+    for value in (1.75, 2.0, 2.25):
+        paints.clear()
+        before = caption(bar)
+        assert session.set_value("W_in", (0, 0), value)
+        for _ in range(4):
+            qapp.processEvents()
+        assert caption(bar) != before
+        assert len(paints) == 1
+
+
 def test_without_a_lesson_the_caption_takes_no_room(qtbot):
     """The caption sits in a fence (no relayout of the window per live number); with no lesson the
     caption is hidden, and its fence must be too, or the bar keeps an empty caption's height

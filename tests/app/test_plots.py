@@ -390,3 +390,63 @@ def test_the_plots_hidden_axes_take_no_si_prefix(plots):
              if isinstance(item, pg.PlotItem) and not isinstance(item, pg.ColorBarItem)]
     assert items
     assert all(not item.getAxis(side).autoSIPrefix for item in items for side in ("left", "bottom", "right", "top"))
+
+
+def _counting(kinds):
+    from PySide6.QtCore import QObject
+    seen = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() in kinds:
+                seen.append(watched)
+            return False
+
+    return Watch(), seen
+
+
+def _turns():
+    """Deliver every paint and layout request an edit posted."""
+    from PySide6.QtCore import QCoreApplication
+    for _ in range(6):
+        QCoreApplication.processEvents()
+
+
+def test_an_edit_lays_out_no_attention_figure(plots, session):
+    """Issue 13: the maps' equal cell sizes were set again on every edit, which laid the plots and
+    their figure out again each time."""
+    from PySide6.QtCore import QEvent
+    watch, seen = _counting((QEvent.Type.LayoutRequest,))
+    attention = plots.attention_tab
+    for item in [attention.graphics.ci] + [slot.plot for slot in attention.slots]:
+        item.installEventFilter(watch)
+    for value in (0.5, -0.25):                   # settled: the figure laid out for these values
+        assert session.set_value("W_in", (0, 0), value)
+        _turns()
+    seen.clear()
+    assert session.set_value("W_in", (0, 0), 0.75)
+    _turns()
+    assert seen == []
+
+
+@pytest.mark.parametrize("step", ["relu-residual", "b2"])
+def test_a_new_y_range_paints_the_residual_plot_once(blocklab_open, step):
+    """Issue 13: pyqtgraph applied a new y range while painting, which posted a second paint; and
+    it learnt the new tick labels' width only while painting, which resized the axis and painted
+    the plot twice more (step b2's ranges go from one-digit to two-character labels and back)."""
+    from PySide6.QtCore import QEvent
+    lab = blocklab_open(ROOT / "resources" / "lessons" / "r45-ffn-residual-norm.json")
+    lab.window.lessons.go(lab.window.lessons.lesson.step_index(step))
+    residual = lab.window.plots.residual_tab.graphics.viewport()
+    assert residual.isVisible()
+    watch, seen = _counting((QEvent.Type.Paint,))
+    residual.installEventFilter(watch)
+    _turns()
+    paints = []
+    values = (1.5, -1.2, 2.5, -2.0, 0.9, 3.1, -0.4, 6.5, 0.2, -3.5)
+    for value in values:
+        seen.clear()
+        assert lab.session.set_value("W_in", (0, 0), value)
+        _turns()
+        paints.append(len(seen))
+    assert paints == [1] * len(values)

@@ -232,6 +232,12 @@ def equal_maps(graphics: pg.GraphicsLayoutWidget, placed: list[tuple[Heatmap, in
              - sum(axis_width) - slack * columns) / columns
     height = (graphics.height() - margins[1] - margins[3] - layout.verticalSpacing() * (rows - 1)
               - sum(row_extra) - slack * rows) / rows
+    width, height = max(8.0, width), max(8.0, height)
     for heatmap, _, _ in placed:
-        heatmap.plot.layout.setColumnFixedWidth(1, max(8.0, width))
-        heatmap.plot.layout.setRowFixedHeight(2, max(8.0, height))
+        grid = heatmap.plot.layout
+        # Set only on a change: setting the same fixed size invalidates the plot's layout all the
+        # same, and the plot and the figure were laid out again after every edit.
+        if grid.columnMinimumWidth(1) != width or grid.columnMaximumWidth(1) != width:
+            grid.setColumnFixedWidth(1, width)
+        if grid.rowMinimumHeight(2) != height or grid.rowMaximumHeight(2) != height:
+            grid.setRowFixedHeight(2, height)

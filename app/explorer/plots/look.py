@@ -11,7 +11,7 @@ import re
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPicture
 
 from app.widgets import style  # noqa: F401  (row-major images before any plot exists)
 from app.widgets.inert import escaped
@@ -181,6 +181,27 @@ def fit_axis_height(axis: pg.AxisItem) -> None:
         return
     ticks = TICK_LENGTH + 2 + line_height(font()) if axis.style["showValues"] else TICK_LENGTH + 1
     axis.setHeight(int(ticks + label_space(axis) + 0.999))
+
+
+def measure_ticks(axis: pg.AxisItem) -> None:
+    """Lay a number axis's ticks out now, as its paint would (the same picture, kept for that
+    paint). pyqtgraph learns how wide the tick labels are only while painting the axis: after a
+    new range a wider or narrower label then resized the axis from inside the paint, and the plot
+    was laid out and painted again, up to three paints per edit. Measured before the paint, the
+    new width is laid out first and the plot painted once."""
+    if axis.picture is not None or not axis.isVisible():
+        return
+    picture = QPicture()
+    painter = QPainter(picture)
+    try:
+        if axis.style["tickFont"]:
+            painter.setFont(axis.style["tickFont"])
+        specs = axis.generateDrawSpecs(painter)
+        if specs is not None:
+            axis.drawPicture(painter, *specs)
+    finally:
+        painter.end()
+    axis.picture = picture
 
 
 def style_axis(axis: pg.AxisItem) -> None:

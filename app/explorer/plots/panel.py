@@ -154,6 +154,10 @@ class PlotsPanel(QTabWidget):
             self._stale.discard(tab)
             tab.refresh()
             tab.settle_geometry()
+            if tab.graphics is not None and tab.isVisible():
+                # A new view range moves the plot's items when pyqtgraph prepares the paint; done
+                # now, they are part of this repaint rather than a second one that paint posts.
+                tab.graphics.scene().prepareForPaint()
         return tab
 
     # --- export ------------------------------------------------------------------------------

@@ -61,6 +61,7 @@ class ResidualTab(PlotTab):
         self.mode: str | None = None      # "bars" or "image"
         self.legend_form: tuple[int, bool] | None = None
         self.token_drawn: int | None = None
+        self._room_fitted: tuple | None = None     # the room the legend and texts were last fitted to
         self.hover = HoverTip(self.graphics, self.hover_text)
         session.changed.connect(lambda change: change & Change.LOADED and self.limit.reset())
         self.follow_resizes()
@@ -88,6 +89,7 @@ class ResidualTab(PlotTab):
 
     def restyle(self) -> None:
         super().restyle()
+        self._room_fitted = None
         look.style_plot(self.plot)
         self.dimensions.restyle()
         self.heatmap.restyle()
@@ -170,12 +172,17 @@ class ResidualTab(PlotTab):
             self.legend_form = None
             self.y_shown = None
             self.forget()
-        if mode == "bars":
-            form = self._fit_legend(stages)
-            if form != self.legend_form:
-                self._fill_legend(stages, form)
         token = min(self.session.selected_token, len(self.session.tokens) - 1)
-        self._texts(mode, width, token)
+        # The legend's form and the wrapped texts depend on the room and the words only: an edit
+        # that changes neither measures no text again.
+        room = self._room(mode, token)
+        if force or room is None or room != self._room_fitted:
+            if mode == "bars":
+                form = self._fit_legend(stages)
+                if form != self.legend_form:
+                    self._fill_legend(stages, form)
+            self._texts(mode, width, token)
+            self._room_fitted = self._room(mode, token)
         if self.unchanged(stages) and self.token_drawn == token:
             return
         # (stages, width); without residual sums d_out may differ from d: the shorter rows end early
@@ -190,6 +197,15 @@ class ResidualTab(PlotTab):
             look.set_levels(self.colour_bar, (-limit, limit))
         self.remember(stages)
         self.token_drawn = token
+
+    def _room(self, mode: str, token: int) -> tuple | None:
+        """What the legend's form and the texts' wrapping depend on besides the language (a
+        language change refreshes with force); None (always fit again) for the image form."""
+        if mode != "bars":
+            return None
+        left = self.plot.getAxis("left")
+        return (self.structure, self.graphics.width(), self.graphics.height(), self.graphics.isVisible(),
+                self.session.tokens[token], left.minimumWidth(), left.width(), self.legend_form)
 
     def _texts(self, mode: str, width: int, token: int) -> None:
         plot = self.plot if mode == "bars" else self.heatmap.plot
@@ -222,6 +238,10 @@ class ResidualTab(PlotTab):
         if shown is None or low < shown[0] or high > shown[1] or high - low < 0.5 * (shown[1] - shown[0]):
             self.plot.setYRange(low, high, padding=0.08)
             self.y_shown = (low, high)
+            if shown is not None:                          # an edit's new range on a laid-out plot:
+                self.plot.vb.prepareForPaint()             # its matrix and ticks, then its labels'
+                look.measure_ticks(self.plot.getAxis("left"))   # width, laid out before the paint
+                self.plot.layout.activate()
 
     def hover_text(self, scene_pos: QPointF) -> str | None:
         if self.mode != "image":

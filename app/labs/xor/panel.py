@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, QSignalBlocker, Qt
 from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app.labs.base import LabPanel
-from app.labs.fence import SizeFence
+from app.widgets.fence import SizeFence
 from app.labs.xor.bias import XorBiasPart
 from app.labs.xor.common import TEXT_PT, SteadyLabel, esc, label, set_text
 from app.labs.xor.compute import XorComputePart
