@@ -10,6 +10,7 @@ from core.labs.ffn_page import (FORMULA_TERMS, SCALE_GRID, VASWANI_WIDTH, first_
                            shape_view, shuffle_demo, shuffle_permutation, term_hooks)
 from core.formats.scenario import load_scenario
 from core.numbers import format_number
+from tests.app.helpers import settle
 from tests.conftest import SCENARIOS
 
 PARTS = ["formula", "width", "shapes", "shuffle", "misconceptions", "summary"]
@@ -219,6 +220,26 @@ def test_shuffle_button_moves_ffn_rows_unchanged_and_changes_causal_attention(qt
     assert "#2" in find(panel, QWidget, "ffnShuffleOrder").text()
     assert part.cell_lines(attention, 0, 1)[1].split() == \
         [format_number(v, 3) for v in second.attention_shuffled[second.new_positions[0]]]
+
+
+def test_before_a_shuffle_the_lower_line_says_so_in_words(qtbot, lab):
+    """Before the first shuffle each cell's lower line (the row after the shuffle) is a few words
+    in both languages, not a lone dash: one character wide in the fixed-width font under a row of
+    digits, "—" read as "_" on a projector (C4 step 13)."""
+    from app import i18n
+    _, panel = lab
+    panel.set_focus("shuffle")
+    part = panel.shuffle
+    for language, words in (("en", "(not shuffled yet)"), ("zh", "（还没打乱）")):
+        i18n.install(language)
+        try:
+            settle(lambda: part.cell_lines(part.ffn_table, 0, 1)[1] == words)
+            for table in (part.ffn_table, part.attention_table):
+                assert {part.cell_lines(table, t, 1)[1] for t in range(table.rowCount())} == {words}
+            order = find(panel, QWidget, "ffnShuffleOrder").text()         # the sentence, glossed in English
+            assert ("Xiaoming gave the apple to Xiao Wang" in order) == (language == "en")
+        finally:
+            i18n.install("en")
 
 
 def test_shuffle_runs_on_the_open_block_and_follows_its_edits(qtbot, block):

@@ -16,6 +16,7 @@ from app.widgets.appearance import appearance
 from core.numbers import format_number
 
 TICK_PT = 10           # 16 px in presentation mode (12 pt)
+TALL_SAMPLE = "國↵#"   # the tallest labels: a Chinese character (fallback font), the line break mark
 LABELLED_ROWS = 40          # up to this many rows get a "#n" label each
 
 
@@ -35,7 +36,6 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
     def __init__(self, name: str, parent=None):
         super().__init__(parent)
         self.setObjectName(name)
-        self.ci.setContentsMargins(2, 2, 2, 2)
         self.plot = style.quiet_plot(self.addPlot(), appearance().points(TICK_PT))
         self.plot.invertY(True)
         self.plot.setMouseEnabled(x=False, y=True)        # wheel-zoom through many neurons
@@ -59,8 +59,18 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
         self.setMinimumHeight(appearance().pixels(120))
 
     def _restyle(self) -> None:
+        tick_font = style.font(appearance().points(TICK_PT))
         for side in ("left", "bottom"):
-            self.plot.getAxis(side).setTickFont(style.font(appearance().points(TICK_PT)))
+            self.plot.getAxis(side).setTickFont(tick_font)
+        # pyqtgraph sizes the bottom axis for 80 % of a line of the tick font, and a Chinese
+        # character drawn in the fallback font is taller still: its lower part was cut off. Above
+        # the plot, half a line for the top row's label, centred on the edge when hundreds of rows
+        # share the height ("#0" lost its top half).
+        metrics = QFontMetricsF(tick_font)
+        axis = self.plot.getAxis("bottom")
+        axis.setHeight(math.ceil(metrics.boundingRect(TALL_SAMPLE).height() + axis.style["tickTextOffset"][1]
+                                 + max(0, axis.style["tickLength"]) + 1))
+        self.ci.setContentsMargins(2, math.ceil(metrics.height() / 2), 2, 2)
         self.marker.setPen(pg.mkPen(appearance().colours.foreground, width=max(1, appearance().pixels(2)),
                                     style=Qt.PenStyle.DashLine))
 
