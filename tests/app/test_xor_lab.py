@@ -290,6 +290,9 @@ def test_chinese(lab_panel, qtbot):
         assert find(panel, QTableWidget, "xorTable").horizontalHeaderItem(0).text() == "评价"
         assert column(panel, VERDICT_COLUMN)[0] == "✓ 对"
         assert find(panel, QComboBox, "xorActivation").itemText(2) == "无（去掉）"
+        panel.set_focus("failure")              # two equations in a Chinese sentence: "；" between them
+        assert "目标却不相等：y(1,0) + y(0,1) = 1 + 1 = 2；y(1,1) + y(0,0) = 0 + 0 = 0" in \
+            plain(find(panel, QLabel, "xorProof"))
         panel.set_focus("bias")
         find(panel, QSlider, "xorBiasSlider").setValue(-60)
         assert "最先出错的是 好吃、不难吃" in plain(find(panel, QLabel, "xorFirstFlip"))
