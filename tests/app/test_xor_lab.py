@@ -293,6 +293,9 @@ def test_chinese(lab_panel, qtbot):
         panel.set_focus("failure")              # two equations in a Chinese sentence: "；" between them
         assert "目标却不相等：y(1,0) + y(0,1) = 1 + 1 = 2；y(1,1) + y(0,0) = 0 + 0 = 0" in \
             plain(find(panel, QLabel, "xorProof"))
+        panel.set_focus("ffn")
+        pick(panel, "xorActivation", "gelu_tanh")           # a list of numbers in Chinese: "、"
+        assert "精确的 GELU（x·Φ(x)）会给出 0.841、0.272、0.317、0.841。" in plain(find(panel, QLabel, "xorActivationNote"))
         panel.set_focus("bias")
         find(panel, QSlider, "xorBiasSlider").setValue(-60)
         assert "最先出错的是 好吃、不难吃" in plain(find(panel, QLabel, "xorFirstFlip"))
