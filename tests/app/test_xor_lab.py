@@ -562,3 +562,26 @@ def test_the_drawing_grows_with_presentation_mode_and_keeps_its_parts_apart(lab_
         assert diagram.rect().contains(spin.geometry()), spin.objectName()
         assert not [name for name, rect in diagram._geometry.items() if QRectF(spin.geometry()).intersects(rect)]
         assert not [other for other in spins if other is not spin and other.geometry().intersects(spin.geometry())]
+
+
+def test_the_bias_legend_glosses_the_sentences_in_english_and_lies_off_the_plot(lab_panel, qtbot):
+    """C4 step 7 in English: the legend names each curve by its sentence with the gloss, as the
+    table does, under the plots (glossed, it is too wide for any empty corner of the plot)."""
+    from app import i18n
+    _, panel = lab_panel
+    panel.set_focus("bias")
+    part = panel.part("bias")
+    legend = part.bias_legend
+
+    def names():
+        return [html.unescape(re.sub(r"<[^>]+>", "", label.text)) for _sample, label in legend.items]
+
+    assert names() == ["好吃 “tasty”", "不好吃 “not tasty”", "难吃 “awful”", "不难吃 “not awful”"]
+    qtbot.waitUntil(lambda: legend.sceneBoundingRect().top() >= part.bias_outputs_plot.sceneBoundingRect().bottom()
+                    > 0, timeout=2000)
+    i18n.install("zh")
+    try:
+        qtbot.waitUntil(lambda: names() == ["好吃", "不好吃", "难吃", "不难吃"], timeout=2000)
+    finally:
+        i18n.install("en")
+    qtbot.waitUntil(lambda: names()[0] == "好吃 “tasty”", timeout=2000)
