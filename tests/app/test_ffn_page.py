@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton, QSlider, QWidget
@@ -136,6 +137,28 @@ def test_width_plot_shows_the_vaswani_table(lab):
     assert f"{gpt2_ffn_parameters():,}" == "4,722,432" and "4,722,432" in gpt2
     assert "768" in gpt2 and "3,072" in gpt2 and "×4" in gpt2
 
+
+
+def test_the_width_plots_point_labels_lie_off_the_line(qtbot, lab):
+    """Each "5.12 · 53M params" stands clear of the curve (centred above every point, the falling
+    line ran through the labels of the last two), in the plot."""
+    from app.widgets.appearance import appearance
+    _, panel = lab
+    appearance().set_presenting(True)
+    panel.set_focus("width")
+    part = panel.width_part
+    view_box = part.plot.getViewBox()
+    qtbot.waitUntil(lambda: view_box.height() > 0, timeout=2000)
+    x, y = part.plotted()
+    along = [(float(np.interp(t, [0, 1], x[k:k + 2])), float(np.interp(t, [0, 1], y[k:k + 2])))
+             for k in range(len(x) - 1) for t in np.linspace(0, 1, 200)]
+    part.plot_widget.grab()                  # a TextItem places itself (ignoring the zoom) as it paints
+    plot_box = view_box.sceneBoundingRect()
+    for label in part.point_labels:
+        box = label.textItem.mapRectToScene(label.textItem.boundingRect())
+        assert plot_box.contains(box), label.toPlainText()
+        crossed = [point for point in along if box.contains(view_box.mapViewToScene(pg.Point(*point)))]
+        assert crossed == [], label.toPlainText()
 
 # --- shapes ------------------------------------------------------------------------------------
 def test_small_scale_toggle_changes_edges_and_parameter_count(qtbot, lab):
