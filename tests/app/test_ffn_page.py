@@ -310,6 +310,8 @@ def test_scale_slider_moves_the_point_and_the_curves_come_from_core(qtbot, lab):
     assert format_number(expected.first_curvature, 6) == "0.000000" and "<b>0.000000</b>" in check
     assert f"<b>{format_number(expected.late_curvature, 6)}</b>" in check
     assert "straight" in part.first_plot.titleLabel.text and "curved" in part.late_plot.titleLabel.text
+    assert "(小明 “Xiaoming”)" in part.first_plot.titleLabel.text           # the sample sentence, glossed
+    assert "(小王 “Xiao Wang”)" in part.late_plot.titleLabel.text
 
 
 def test_misconception_one_summarises_the_live_shuffle(qtbot, lab):
