@@ -335,7 +335,8 @@ class InvariantsPanel(QWidget):
             text = "✗ " + self.tr("Not finite from %1: %2").replace("%1", first.hook).replace(
                 "%2", finite_marks.issue_text(first))
             if others:
-                text += " " + self.tr("(and %1 hooks after it)").replace("%1", str(others))
+                # the space is the translation's: none before a Chinese （
+                text += self.tr(" (and %1 hooks after it)").replace("%1", str(others))
         elif issues:
             text = "⚠ " + "; ".join(f"{issue.hook}: {finite_marks.issue_text(issue)}" for issue in issues[:2])
         else:
