@@ -151,6 +151,12 @@ def translate(context: str, text: str) -> str:
     return QCoreApplication.translate(context, text)
 
 
+def sentences(parts) -> str:
+    """Sentences side by side as the language writes them: a space between English sentences,
+    none after a Chinese 。 (a full-width mark carries its own space)."""
+    return ("" if language() == "zh" else " ").join(part for part in parts if part)
+
+
 def gloss(token: str) -> str:
     """The English gloss of a Chinese sample word or sentence in English mode, else ""."""
     return GLOSSES.get(token.strip(), "") if language() == "en" else ""

@@ -42,6 +42,40 @@ def test_the_fixer_writes_full_width_marks_without_spaces_around_them(text, fixe
     assert rule.problems(fixed) == []
 
 
+@pytest.mark.parametrize("text, fixed", [
+    ("线性模型把“两件事同时成立”当成两件事", "线性模型把「两件事同时成立」当成两件事"),
+    ("token “%1” 的残差流", "token「%1」的残差流"),
+    ("头 %1：查询“%2”→ 键“%3”", "头 %1：查询「%2」→ 键「%3」"),
+    ("把\"小明\"这一行，和\"小王\"比", "把「小明」这一行，和「小王」比"),
+    ("「外面‘里面’外面」", "「外面『里面』外面」"),
+])
+def test_chinese_quotes_are_corner_brackets_and_a_mix_is_caught(text, fixed):
+    """One convention, the seeds' and most of the translations': 「」 (inside them 『』). In the
+    interface font “” are Latin glyphs, narrow and hugging the Han characters beside them."""
+    assert rule.problems(text), text
+    assert rule.fix(text) == fixed
+    assert rule.problems(fixed) == []
+    assert rule.problems("注意力只管「取多少」，FFN 管“怎么组合”")            # the mix, as shipped before
+
+
+@pytest.mark.parametrize("text, fixed", [
+    ("共 26 个字。 模型一次最多读 128 个字。", "共 26 个字。模型一次最多读 128 个字。"),
+    ("值 0.5 （截断前 0.7）", "值 0.5（截断前 0.7）"),
+    ("好吃、 不难吃", "好吃、不难吃"),
+])
+def test_no_space_beside_a_full_width_mark(text, fixed):
+    assert rule.problems(text), text
+    assert rule.fix(text) == fixed
+    assert rule.problems(fixed) == []
+    assert rule.problems("第一句。<br>第二句。") == []                       # markup is no space
+
+
+def test_quotes_in_english_and_in_markup_are_left_alone():
+    assert rule.problems("a “quoted” English sentence, with 'single' ones") == []
+    assert rule.problems('<span style="color:%1">■</span> 我们') == []
+    assert rule.problems('<span style="color:%1">■</span> %2', chinese=True) == []
+
+
 def test_a_separator_translation_is_chinese_too():
     assert rule.problems("; ") and rule.fix("; ") == "；"
     assert rule.problems(",") and rule.fix(", ") == "，"

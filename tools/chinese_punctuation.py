@@ -23,6 +23,12 @@ inside formulas, numbers, hook names and code. Precisely, in a Chinese string:
   after a Han character (an aside in a Chinese sentence: "亮起(h ≥ 0.5)"), unless it holds only
   numbers (a point, as the seeds write it: "好吃(1, 0)") or a menu mnemonic ("文件(&F)", the form
   Qt strips where menus have no mnemonics). An opened parenthesis closes with its own kind.
+- No space goes before or after a full-width mark ("共 26 个字。 模型" → "共 26 个字。模型"), as
+  sentences joined in code easily leave one.
+- Quotation marks are 「」, inside them 『』, as the seeds write them: “ ” ‘ ’ and a straight "
+  outside markup are wrong anywhere in a Chinese text (the interface font draws “” as narrow
+  Latin marks that hug the Han characters beside them, and a mix of both read as two kinds of
+  quotation). English texts keep their “”.
 
 Every translation in resources/i18n/zh/ is Chinese text, even one without a Han character
 (a separator such as "; " → "；", or a formula line: "<b>%1</b>：p = %2，n = %3"): what it holds
@@ -47,7 +53,10 @@ ROOT = Path(__file__).resolve().parent.parent
 RESOURCES = ROOT / "resources"
 
 FULL_WIDTH = {",": "，", ".": "。", ":": "：", ";": "；", "?": "？", "!": "！", "(": "（", ")": "）"}
+QUOTES = {"“": "「", "”": "」", "‘": "『", "’": "』", '"': None}   # None: which of 「」 it is depends on the pair
 SENTENCE_END = ".?!"
+NO_SPACE_AFTER = "。，：；？！、）"           # a full-width mark carries its own space …
+NO_SPACE_BEFORE = "。，：；？！、（"          # … on the side where a space would go
 TRANSPARENT = " \u00a0“”‘’\"'"            # skipped when looking for a neighbour
 NUMBERS = re.compile(r"[\d\s.,−\-+#]*")      # "1, 0", "0.5, −1": a point, not an aside
 MNEMONIC = re.compile(r"&\w")
@@ -115,7 +124,9 @@ def _wrong_marks(text: str, chinese: bool = False) -> list[int]:
     pairs, wrong = _pairs(masked)
     found = set()
     for index, char in enumerate(masked):
-        if char in ";:?!":
+        if char in QUOTES:
+            found.add(index)                                             # Chinese quotes are 「」 (inside them 『』)
+        elif char in ";:?!":
             between_digits = 0 < index < len(masked) - 1 and masked[index - 1].isdigit() and masked[index + 1].isdigit()
             filters = char == ";" and ";;" in masked[max(0, index - 1):index + 2]
             if not (char == ":" and (between_digits or masked[index:index + 3] == "://")) and not filters:
@@ -150,6 +161,11 @@ def _wrong_marks(text: str, chinese: bool = False) -> list[int]:
         if aside or any(is_chinese(c) for c in content):
             found.update((start, end))
     found.update(wrong)
+    plain = MARKUP.sub(lambda m: "\x00" * len(m.group(0)), text)         # markup is no space
+    for index, char in enumerate(plain):
+        if char == " " and (index > 0 and plain[index - 1] in NO_SPACE_AFTER
+                            or index + 1 < len(plain) and plain[index + 1] in NO_SPACE_BEFORE):
+            found.add(index)                                             # "共 26 个字。 模型": no space
     return sorted(found)
 
 
@@ -175,9 +191,16 @@ def _fix_once(text: str, chinese: bool) -> str:
         return text
     out: list[str] = []
     after_mark = False
+    straight = 0
     for index, char in enumerate(text):
+        if index in marks and char == " ":
+            continue                               # a space beside a full-width mark goes
         if index in marks:
-            char = "（" if char in "(（" else "）" if char in ")）" else FULL_WIDTH[char]
+            if char == '"':
+                straight += 1                       # the odd ones open, the even ones close
+                char = "「" if straight % 2 else "」"
+            else:
+                char = "（" if char in "(（" else "）" if char in ")）" else QUOTES.get(char) or FULL_WIDTH[char]
             while out and out[-1] == " ":
                 out.pop()                  # no space before a full-width mark …
             out.append(char)

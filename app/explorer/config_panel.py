@@ -213,8 +213,8 @@ class InvariantsPanel(QWidget):
         "resid_mid.sum": "The residual stream equals exactly the sum of its two parts.",
         "resid_post.sum": "The residual stream equals exactly the sum of its two parts.",
     }
-    WHERE = {"ln1": "LN1:", "ln2": "LN2:", "pattern": "", "resid_mid": "x + a:", "resid_post": "m + f:",
-             "q_norm": "q_norm:", "k_norm": "k_norm:"}
+    WHERE = {"ln1": "LN1", "ln2": "LN2", "pattern": "", "resid_mid": "x + a", "resid_post": "m + f",
+             "q_norm": "q_norm", "k_norm": "k_norm"}
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -284,7 +284,9 @@ class InvariantsPanel(QWidget):
         prefix, _, kind = invariant.key.partition(".")
         mark = "✓" if invariant.ok else "✗"
         if prefix in self.WHERE and kind in self.LABELS:
-            text = f"{mark} {self.WHERE[prefix]} {self.tr(self.LABELS[kind])}"
+            what = self.tr(self.LABELS[kind])
+            where = self.WHERE[prefix]         # "LN1: mean = 0", "LN1：均值 = 0"
+            text = f"{mark} {self.tr('%1: %2').replace('%1', where).replace('%2', what) if where else what}"
         else:
             text = f"{mark} {invariant.label} = {format_number(invariant.expected, trim=True)}"
         if not invariant.ok:
@@ -341,7 +343,8 @@ class InvariantsPanel(QWidget):
             text = "✗ " + self.tr("Not finite from %1: %2").replace("%1", first.hook).replace(
                 "%2", finite_marks.issue_text(first))
             if others:
-                text += " " + self.tr("(and %1 hooks after it)").replace("%1", str(others))
+                # the space is the translation's: none before a Chinese （
+                text += self.tr(" (and %1 hooks after it)").replace("%1", str(others))
         elif issues:
             text = "⚠ " + "; ".join(f"{issue.hook}: {finite_marks.issue_text(issue)}" for issue in issues[:2])
         else:

@@ -182,7 +182,7 @@ def test_options_and_checks_switch_language_live(qtbot, panel, session):
         attention = find(panel, QCheckBox, "configAttention")
         settle(lambda: attention.text() == "注意力")
         assert find(panel, QComboBox, "configPlacement").currentText().startswith("post-norm（")
-        assert "方差" in find(panel, QLabel, "invariant_ln2.var").text()
+        assert find(panel, QLabel, "invariant_ln2.var").text() == "✓ LN2：方差 = 1"     # a Chinese colon
         assert find(panel, QComboBox, "configNorm").currentData() == session.config.norm
     finally:
         i18n.install("en")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton, QSlider, QWidget
@@ -10,6 +11,7 @@ from core.labs.ffn_page import (FORMULA_TERMS, SCALE_GRID, VASWANI_WIDTH, first_
                            shape_view, shuffle_demo, shuffle_permutation, term_hooks)
 from core.formats.scenario import load_scenario
 from core.numbers import format_number
+from tests.app.helpers import settle
 from tests.conftest import SCENARIOS
 
 PARTS = ["formula", "width", "shapes", "shuffle", "misconceptions", "summary"]
@@ -136,6 +138,28 @@ def test_width_plot_shows_the_vaswani_table(lab):
     assert "768" in gpt2 and "3,072" in gpt2 and "×4" in gpt2
 
 
+
+def test_the_width_plots_point_labels_lie_off_the_line(qtbot, lab):
+    """Each "5.12 · 53M params" stands clear of the curve (centred above every point, the falling
+    line ran through the labels of the last two), in the plot."""
+    from app.widgets.appearance import appearance
+    _, panel = lab
+    appearance().set_presenting(True)
+    panel.set_focus("width")
+    part = panel.width_part
+    view_box = part.plot.getViewBox()
+    qtbot.waitUntil(lambda: view_box.height() > 0, timeout=2000)
+    x, y = part.plotted()
+    along = [(float(np.interp(t, [0, 1], x[k:k + 2])), float(np.interp(t, [0, 1], y[k:k + 2])))
+             for k in range(len(x) - 1) for t in np.linspace(0, 1, 200)]
+    part.plot_widget.grab()                  # a TextItem places itself (ignoring the zoom) as it paints
+    plot_box = view_box.sceneBoundingRect()
+    for label in part.point_labels:
+        box = label.textItem.mapRectToScene(label.textItem.boundingRect())
+        assert plot_box.contains(box), label.toPlainText()
+        crossed = [point for point in along if box.contains(view_box.mapViewToScene(pg.Point(*point)))]
+        assert crossed == [], label.toPlainText()
+
 # --- shapes ------------------------------------------------------------------------------------
 def test_small_scale_toggle_changes_edges_and_parameter_count(qtbot, lab):
     _, panel = lab
@@ -221,6 +245,26 @@ def test_shuffle_button_moves_ffn_rows_unchanged_and_changes_causal_attention(qt
         [format_number(v, 3) for v in second.attention_shuffled[second.new_positions[0]]]
 
 
+def test_before_a_shuffle_the_lower_line_says_so_in_words(qtbot, lab):
+    """Before the first shuffle each cell's lower line (the row after the shuffle) is a few words
+    in both languages, not a lone dash: one character wide in the fixed-width font under a row of
+    digits, "—" read as "_" on a projector (C4 step 13)."""
+    from app import i18n
+    _, panel = lab
+    panel.set_focus("shuffle")
+    part = panel.shuffle
+    for language, words in (("en", "(not shuffled yet)"), ("zh", "（还没打乱）")):
+        i18n.install(language)
+        try:
+            settle(lambda: part.cell_lines(part.ffn_table, 0, 1)[1] == words)
+            for table in (part.ffn_table, part.attention_table):
+                assert {part.cell_lines(table, t, 1)[1] for t in range(table.rowCount())} == {words}
+            order = find(panel, QWidget, "ffnShuffleOrder").text()         # the sentence, glossed in English
+            assert ("Xiaoming gave the apple to Xiao Wang" in order) == (language == "en")
+        finally:
+            i18n.install("en")
+
+
 def test_shuffle_runs_on_the_open_block_and_follows_its_edits(qtbot, block):
     session, panel = block
     panel.set_focus("shuffle")
@@ -266,6 +310,8 @@ def test_scale_slider_moves_the_point_and_the_curves_come_from_core(qtbot, lab):
     assert format_number(expected.first_curvature, 6) == "0.000000" and "<b>0.000000</b>" in check
     assert f"<b>{format_number(expected.late_curvature, 6)}</b>" in check
     assert "straight" in part.first_plot.titleLabel.text and "curved" in part.late_plot.titleLabel.text
+    assert "(小明 “Xiaoming”)" in part.first_plot.titleLabel.text           # the sample sentence, glossed
+    assert "(小王 “Xiao Wang”)" in part.late_plot.titleLabel.text
 
 
 def test_misconception_one_summarises_the_live_shuffle(qtbot, lab):

@@ -123,6 +123,38 @@ def test_every_part_of_the_trained_model_lab_in_chinese(qtbot, chinese, monkeypa
     panel.close()
 
 
+def _punctuation_rule():
+    import importlib.util
+
+    from tests.conftest import ROOT
+    spec = importlib.util.spec_from_file_location("chinese_punctuation", ROOT / "tools" / "chinese_punctuation.py")
+    rule = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rule)
+    return rule
+
+
+@pytest.mark.parametrize("lab_id, scenario", [("xor", "c4-xor.json"), ("ffn-page", "c4-xor.json"),
+                                              ("model", "block-default.json")])
+def test_the_chinese_on_screen_follows_the_punctuation_rule(qtbot, chinese, lab_id, scenario):
+    """The texts as shown, numbers and names filled in, not only the translation files: a
+    separator or a quotation mark joined in code escapes tools/chinese_punctuation.py (the
+    generations lab joins its sources with "; " in Chinese too)."""
+    rule = _punctuation_rule()
+    session = Session(load_scenario(SCENARIOS / scenario))
+    panel = build_lab_panel(lab_id, session)
+    qtbot.addWidget(panel)
+    panel.resize(1100, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    wrong = set()
+    for part in panel.parts():
+        panel.set_focus(part)
+        wrong |= {(part, name, problem) for name, text in visible_texts(panel)
+                  for problem in rule.problems(html.unescape(text))}
+    assert wrong == set()
+    panel.close()
+
+
 def test_the_two_neuron_labs_refusal_in_chinese(qtbot, chinese):
     session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
     panel = build_lab_panel("xor", session)

@@ -507,3 +507,50 @@ def test_the_heatmaps_neuron_labels_never_pile_up(qtbot):
         spacing = (ticks[1][0] - ticks[0][0]) * heatmap.plot.vb.height() / len(rows)
         assert spacing >= 0.95 * line, (height, len(ticks), spacing, line)
         assert len(ticks) >= 3                                                   # still labelled
+
+
+def _ink_rows(image, top: int = 0) -> list[int]:
+    """The pixel rows of `image` from `top` down that hold dark ink."""
+    return [y for y in range(top, image.height())
+            if any(image.pixelColor(x, y).lightness() < 128 for x in range(image.width()))]
+
+
+def _label_ink(qtbot) -> tuple[list[int], int, int]:
+    """All 688 neurons of a layer in a heatmap of 600 × 220 px, painted: the columns of its top
+    pixel row drawn dark (a label running over the edge); how many pixel rows the characters
+    under the axis line take, and how many the same characters take drawn whole. Only plain
+    numbers leave here: a failing test's traceback holding the heatmap crashed pyqtgraph's close."""
+    from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter
+
+    from app.labs.model.heatmap import TICK_PT, NeuronHeatmap
+    from app.widgets import style
+    from app.widgets.appearance import appearance
+    chars = "火分渡幾閨陌州鳥行茫心"
+    heatmap = show(qtbot, NeuronHeatmap("heatmap"), 600, 220)
+    heatmap.set_data(np.zeros((688, len(chars))), np.arange(688), list(chars), 1.0)
+    settle(lambda: heatmap.plot.vb.height() > 0)
+    image = heatmap.grab().toImage()
+    top = [x for x in range(image.width()) if image.pixelColor(x, 0).lightness() < 128]
+    axis_line = max(range(image.height()), key=lambda y: sum(image.pixelColor(x, y).lightness() < 128
+                                                                for x in range(image.width())))
+    shown = _ink_rows(image, axis_line + 1)
+    tick_font = style.font(appearance().points(TICK_PT))
+    whole = QImage(400, 80, QImage.Format.Format_RGB32)
+    whole.fill(QColor("white"))
+    painter = QPainter(whole)
+    painter.setFont(tick_font)
+    painter.setPen(QColor("black"))
+    painter.drawText(10, 10 + QFontMetrics(tick_font).ascent(), chars)
+    painter.end()
+    return top, len(shown), len(_ink_rows(whole))
+
+
+def test_the_heatmaps_labels_are_whole_on_screen(qtbot):
+    """At a projector's size no label along the heatmap is cut: the top row's "#0" (centred on the
+    plot's top edge when 688 rows share the height, it lost its top half) and the characters
+    underneath, drawn in the taller Chinese fallback font (their lower part was cut off)."""
+    from app.widgets.appearance import appearance
+    appearance().set_presenting(True)
+    top, shown_rows, whole_rows = _label_ink(qtbot)
+    assert shown_rows == whole_rows
+    assert top == []

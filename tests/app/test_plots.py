@@ -371,7 +371,7 @@ def test_chinese_texts_are_shown(qtbot, session):
         settle(lambda: plots.tabText(0) == "注意力")
         assert [plots.tabText(i) for i in range(plots.count())] == ["注意力", "隐藏单元", "残差流", "激活函数", "均方误差"]
         assert plots.activation_tab.dead_zone_label.toPlainText() == "ReLU 的死区"
-        assert plots.residual_tab.plot.titleLabel.text == "token “小明” 的残差流"
+        assert plots.residual_tab.plot.titleLabel.text == "token「小明」的残差流"
         assert plots.mse_tab.history_plot.getAxis("bottom").labelText == "步数"
         assert plots.attention_tab.plots[0].titleLabel.text == "头 1"
     finally:

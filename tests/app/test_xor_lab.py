@@ -290,6 +290,12 @@ def test_chinese(lab_panel, qtbot):
         assert find(panel, QTableWidget, "xorTable").horizontalHeaderItem(0).text() == "评价"
         assert column(panel, VERDICT_COLUMN)[0] == "✓ 对"
         assert find(panel, QComboBox, "xorActivation").itemText(2) == "无（去掉）"
+        panel.set_focus("failure")              # two equations in a Chinese sentence: "；" between them
+        assert "目标却不相等：y(1,0) + y(0,1) = 1 + 1 = 2；y(1,1) + y(0,0) = 0 + 0 = 0" in \
+            plain(find(panel, QLabel, "xorProof"))
+        panel.set_focus("ffn")
+        pick(panel, "xorActivation", "gelu_tanh")           # a list of numbers in Chinese: "、"
+        assert "精确的 GELU（x·Φ(x)）会给出 0.841、0.272、0.317、0.841。" in plain(find(panel, QLabel, "xorActivationNote"))
         panel.set_focus("bias")
         find(panel, QSlider, "xorBiasSlider").setValue(-60)
         assert "最先出错的是 好吃、不难吃" in plain(find(panel, QLabel, "xorFirstFlip"))
@@ -556,3 +562,26 @@ def test_the_drawing_grows_with_presentation_mode_and_keeps_its_parts_apart(lab_
         assert diagram.rect().contains(spin.geometry()), spin.objectName()
         assert not [name for name, rect in diagram._geometry.items() if QRectF(spin.geometry()).intersects(rect)]
         assert not [other for other in spins if other is not spin and other.geometry().intersects(spin.geometry())]
+
+
+def test_the_bias_legend_glosses_the_sentences_in_english_and_lies_off_the_plot(lab_panel, qtbot):
+    """C4 step 7 in English: the legend names each curve by its sentence with the gloss, as the
+    table does, under the plots (glossed, it is too wide for any empty corner of the plot)."""
+    from app import i18n
+    _, panel = lab_panel
+    panel.set_focus("bias")
+    part = panel.part("bias")
+    legend = part.bias_legend
+
+    def names():
+        return [html.unescape(re.sub(r"<[^>]+>", "", label.text)) for _sample, label in legend.items]
+
+    assert names() == ["好吃 “tasty”", "不好吃 “not tasty”", "难吃 “awful”", "不难吃 “not awful”"]
+    qtbot.waitUntil(lambda: legend.sceneBoundingRect().top() >= part.bias_outputs_plot.sceneBoundingRect().bottom()
+                    > 0, timeout=2000)
+    i18n.install("zh")
+    try:
+        qtbot.waitUntil(lambda: names() == ["好吃", "不好吃", "难吃", "不难吃"], timeout=2000)
+    finally:
+        i18n.install("en")
+    qtbot.waitUntil(lambda: names()[0] == "好吃 “tasty”", timeout=2000)

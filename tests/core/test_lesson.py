@@ -73,6 +73,27 @@ def test_shipped_captions_fit_a_projector(path):
         assert len(en.split()) <= 45, step.id
 
 
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_english_texts_gloss_the_chinese_they_quote(path):
+    """In English, a Chinese word or sentence of the course's samples carries its gloss the first
+    time a text shows it: 好吃 “tasty”, 送裴圖南 “Farewell to Pei Tunan” (model lesson step 1 had
+    none). A lone character is discussed as a character (不, 裴 in 送裴圖南) and may stand alone."""
+    han_run = re.compile(r"[\u4e00-\u9fff]+(?: [\u4e00-\u9fff]+)*")
+    lesson = load_lesson(path)
+    bare = []
+    for step in lesson.steps:
+        texts = [step.caption.en] + [t.en for t in (step.question, step.answer) if t is not None]
+        for text in texts:
+            glossed = set()
+            for match in han_run.finditer(text):
+                words = match.group(0).split()
+                if re.match(r"[ ,]*“", text[match.end():]):
+                    glossed.update(words)
+                elif len(match.group(0)) > 1 and not set(words) <= glossed:
+                    bare.append(f"{step.id}: {match.group(0)}")
+    assert bare == []
+
 def test_list_lessons_finds_the_shipped_ones():
     found = list_lessons(LESSONS)
     assert any(i == "r45-ffn-residual-norm" and p.resolve() == R45.resolve() and t == load_lesson(R45).title

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QWidget
 
+from app import i18n
 from app.labs.ffn_page.common import (HEADING_PT, LINE_COLOURS, TEXT_PT, PlotWidget, new_plot, note_frame,
                                       snapped_range, text_label)
 from app.labs.ffn_page.source import DemoPart, FfnDemoSource
@@ -149,10 +150,10 @@ class FfnMisconceptionsPart(DemoPart):
         def verdict(linear: bool) -> str:
             return self.tr("straight") if linear else self.tr("curved")
 
-        titles = ((self.first_plot, self.tr("token 1 (%1): %2").replace("%1", tokens[0])
+        titles = ((self.first_plot, self.tr("token 1 (%1): %2").replace("%1", i18n.with_gloss(tokens[0]))
                    .replace("%2", verdict(result.first_is_linear))),
                   (self.late_plot, self.tr("token %1 (%2): %3").replace("%1", str(result.late_token + 1))
-                   .replace("%2", tokens[result.late_token]).replace("%3", verdict(result.late_is_linear))))
+                   .replace("%2", i18n.with_gloss(tokens[result.late_token])).replace("%3", verdict(result.late_is_linear))))
         for plot, title in titles:
             if plot.titleLabel.text != title:
                 plot.setTitle(title, size="11pt")

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHeaderView, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from app import i18n
 from app.labs.ffn_page.common import (HEADING_PT, ROW_DECIMALS, TEXT_PT, mono_font, note_frame, row_text,
                                       text_label, vector_text)
 from app.labs.ffn_page.source import DemoPart, FfnDemoSource
@@ -61,6 +62,9 @@ class FfnShufflePart(DemoPart):
         layout.addWidget(self.full_note)
         layout.addStretch(1)
         source.shuffled.connect(self.refresh)
+        # the cells' own fonts are set when filled: fill them again at a new zoom (entering
+        # presentation mode on this step left the digits at 13 px)
+        appearance().changed.connect(self._on_source_changed)
         self.retranslate()
 
     def _table(self, object_name: str) -> QTableWidget:
@@ -98,12 +102,15 @@ class FfnShufflePart(DemoPart):
         tokens = result.tokens
         if done:
             self.order.setText(self.tr("Shuffle #%1: %2  →  %3").replace("%1", str(self.source.step))
-                               .replace("%2", " ".join(tokens)).replace("%3", " ".join(result.shuffled_tokens)))
+                               .replace("%2", i18n.with_gloss(" ".join(tokens))).replace("%3", " ".join(result.shuffled_tokens)))
         else:
-            self.order.setText(self.tr("Order now: %1").replace("%1", " ".join(tokens)))
+            self.order.setText(self.tr("Order now: %1").replace("%1", i18n.with_gloss(" ".join(tokens))))
         positions = result.new_positions
         for table in (self.ffn_table, self.attention_table):
             table.setRowCount(len(tokens))
+        # before a shuffle the lower line says so in words: a lone "—" under a row of digits,
+        # one character wide in the fixed-width font, read as "_" on a projector
+        pending = self.tr("(not shuffled yet)")
         for t, token in enumerate(tokens):
             moved = f"{token} {t + 1}→{positions[t] + 1}" if done else f"{token} {t + 1}"
             if done:
@@ -117,9 +124,9 @@ class FfnShufflePart(DemoPart):
                 ffn_after = attention_after = None
                 ffn_mark = attention_mark = ""
             self._fill(self.ffn_table, t, moved, result.ffn_original[t], ffn_after, ffn_mark,
-                       "#1a7f37" if result.ffn_kept[t] else "#b3261e")
+                       "#1a7f37" if result.ffn_kept[t] else "#b3261e", pending)
             self._fill(self.attention_table, t, moved, result.attention_original[t], attention_after,
-                       attention_mark, "#b35806" if result.attention_changed[t] else "#1a7f37")
+                       attention_mark, "#b35806" if result.attention_changed[t] else "#1a7f37", pending)
         for table in (self.ffn_table, self.attention_table):
             table.resizeRowsToContents()
             table.setFixedHeight(table.horizontalHeader().sizeHint().height()
@@ -141,8 +148,8 @@ class FfnShufflePart(DemoPart):
 
     @staticmethod
     def _fill(table: QTableWidget, row: int, token: str, before: np.ndarray, after: np.ndarray | None,
-              mark: str, mark_colour: str) -> None:
-        values = f"{vector_text(before)}\n{vector_text(after) if after is not None else '—'}"
+              mark: str, mark_colour: str, pending: str) -> None:
+        values = f"{vector_text(before)}\n{vector_text(after) if after is not None else pending}"
         tip = f"{row_text(before, 6)}\n{row_text(after, 6) if after is not None else ''}"
         for column, text in enumerate((token, values, mark)):
             item = table.item(row, column)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from app import i18n
 from app.labs.ffn_page.common import Part
 from app.session import Change
 from core.formats.scenario import Scenario, load_scenario
@@ -101,7 +102,7 @@ class FfnDemoSource(QObject):
         if self._using_session:
             return self.tr("Computed on the open scenario.")
         return self.tr("The open scenario has no attention, so this runs on block-default.json (%1).") \
-            .replace("%1", " ".join(self.tokens()))
+            .replace("%1", i18n.with_gloss(" ".join(self.tokens())))
 
 
 class DemoPart(Part):

@@ -24,8 +24,12 @@ class FfnWidthPart(Part):
         self.curve = self.plot.plot(d_ff, perplexity, pen=pg.mkPen("#0072B2", width=2), symbol="o", symbolSize=11,
                                     symbolBrush="#0072B2", symbolPen="w")
         self.point_labels: list[pg.TextItem] = []
-        for row in VASWANI_WIDTH:
-            text = pg.TextItem(anchor=(0.5, 1.25), color="#222222")
+        for k, row in enumerate(VASWANI_WIDTH):
+            # off the line: the curve falls from the first point (label above it) into the others
+            # (labels below, the middle one to the left of where the curve goes on falling);
+            # centred above every point the line ran through the labels of the last two
+            anchor = (0.5, 1.25) if k == 0 else (0.5, -0.25) if k == len(VASWANI_WIDTH) - 1 else (1.0, -0.25)
+            text = pg.TextItem(anchor=anchor, color="#222222")
             text.setFont(font(EDGE_PT))
             text.setPos(row.d_ff, row.dev_perplexity)
             self.plot.addItem(text)
@@ -33,7 +37,7 @@ class FfnWidthPart(Part):
         self.plot.getAxis("bottom").setTicks([[(row.d_ff, f"{row.d_ff:,}") for row in VASWANI_WIDTH]])
         self.plot.setXRange(600, 4500, padding=0)
         low, high = float(perplexity.min()), float(perplexity.max())
-        self.plot.setYRange(low - 0.08, high + 0.12, padding=0)
+        self.plot.setYRange(low - 0.1, high + 0.12, padding=0)
         self.source = text_label("ffnWidthSource")
         self.source.setStyleSheet("color: #555555;")
         self.gpt2 = text_label("ffnWidthGpt2", rich=True)

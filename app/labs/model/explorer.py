@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QListWidget, QListWidgetItem,
                                QPushButton, QVBoxLayout, QWidget)
 
+from app import i18n
 from app.labs.model.common import NeuronPicker, Part, esc, label, set_text
 from app.labs.model.state import What
 from app.labs.model.typed import PredictionsTable
@@ -135,7 +136,7 @@ class ModelExplorerPart(Part):
                                  "comes from the layers below."))
         if s.link_is_stale():
             lines.append(self.tr("The explorer shows this layer for another text than the one on screen."))
-        set_text(self.status, esc(" ".join(lines)))
+        set_text(self.status, esc(i18n.sentences(lines)))
 
     def _knocked(self) -> None:
         entries = self.state.knocked_out()

@@ -16,6 +16,7 @@ from app.widgets.appearance import appearance
 from core.numbers import format_number
 
 TICK_PT = 10           # 16 px in presentation mode (12 pt)
+TALL_SAMPLE = "國↵#"   # the tallest labels: a Chinese character (fallback font), the line break mark
 LABELLED_ROWS = 40          # up to this many rows get a "#n" label each
 
 
@@ -35,7 +36,6 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
     def __init__(self, name: str, parent=None):
         super().__init__(parent)
         self.setObjectName(name)
-        self.ci.setContentsMargins(2, 2, 2, 2)
         self.plot = style.quiet_plot(self.addPlot(), appearance().points(TICK_PT))
         self.plot.invertY(True)
         self.plot.setMouseEnabled(x=False, y=True)        # wheel-zoom through many neurons
@@ -59,10 +59,19 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
         self.setMinimumHeight(appearance().pixels(120))
 
     def _restyle(self) -> None:
+        tick_font = style.font(appearance().points(TICK_PT))
         for side in ("left", "bottom"):
-            self.plot.getAxis(side).setTickFont(style.font(appearance().points(TICK_PT)))
+            self.plot.getAxis(side).setTickFont(tick_font)
+        # pyqtgraph sizes the bottom axis for 80 % of a line of the tick font, and a Chinese
+        # character drawn in the fallback font is taller still: its lower part was cut off
+        metrics = QFontMetricsF(tick_font)
+        axis = self.plot.getAxis("bottom")
+        axis.setHeight(math.ceil(metrics.boundingRect(TALL_SAMPLE).height() + axis.style["tickTextOffset"][1]
+                                 + max(0, axis.style["tickLength"]) + 1))
         self.marker.setPen(pg.mkPen(appearance().colours.foreground, width=max(1, appearance().pixels(2)),
                                     style=Qt.PenStyle.DashLine))
+        if getattr(self, "rows", ()):
+            self._ticks()                                   # the labels' room at the new size
 
     def set_data(self, values: np.ndarray, rows, chars, limit: float, split: int | None = None) -> None:
         """values (rows × T); rows are the neuron numbers; split: rows before it are one group."""
@@ -91,6 +100,13 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
             step = _nice_step(len(rows) / max(1, fits))
             left = [[(k + 0.5, f"#{rows[k]}") for k in range(0, len(rows), step)]]
         self.plot.getAxis("left").setTicks(left)
+        # Above the plot, half a line for the top row's label when rows are thinner than a line: it
+        # is centred on the edge then ("#0" of 688 rows lost its top half). A labelled row is a
+        # line tall, its label inside it, and keeps the room for the plot.
+        thin = len(left[0]) < len(rows)
+        top = math.ceil(QFontMetricsF(style.font(appearance().points(TICK_PT))).height() / 2) if thin else 2
+        if self.ci.layout.getContentsMargins()[1] != top:
+            self.ci.setContentsMargins(2, top, 2, 2)
         step = 1 if len(chars) <= 24 else 4 if len(chars) <= 64 else 8
         bottom = [[(k + 0.5, shown_char(chars[k])) for k in range(0, len(chars), step)]]
         self.plot.getAxis("bottom").setTicks(bottom)
@@ -99,6 +115,7 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
         """How many row labels the plot's height holds, one text line apart."""
         line = QFontMetricsF(style.font(appearance().points(TICK_PT))).height()
         height = self.plot.vb.height() if self.plot.vb.height() > 0 else self.height() - 3 * line
+        height += self.ci.layout.getContentsMargins()[1] - 2       # as with every row labelled (see _ticks)
         return max(2, int(height / (0.95 * line)))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)

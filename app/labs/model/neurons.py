@@ -6,6 +6,7 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QPushButton,
                                QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from app import i18n
 from app.labs.model.common import TEXT_PT, NeuronPicker, Part, TintedText, esc, label, set_text, sized, tinted_html
 from app.labs.model.heatmap import NeuronHeatmap
 from app.labs.model.snippets import SnippetLine, SnippetLines
@@ -57,9 +58,9 @@ class NeuronTextView(QWidget):
         ends = format_number(limit, 0)
         swatch = tinted_html(("−" + ends, "0", "+" + ends), (-limit, 0.0, limit), limit, pad=True)
         off = "" if (state.layer, state.neuron) not in state.ablation().neurons_off else \
-            " " + self.tr("<b>This neuron is knocked out</b>: it is 0 everywhere.")
-        set_text(self.legend, self.tr("Colour %1 (%2 %3).").replace("%1", swatch)
-                 .replace("%2", scale).replace("%3", where) + off)
+            self.tr("<b>This neuron is knocked out</b>: it is 0 everywhere.")
+        set_text(self.legend, i18n.sentences([self.tr("Colour %1 (%2 %3).").replace("%1", swatch)
+                                              .replace("%2", scale).replace("%3", where), off]))
 
 
 class ModelNeuronsPart(Part):

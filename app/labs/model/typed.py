@@ -7,6 +7,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPlainTextEdit, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from app import i18n
 from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, shown_char, sized
 from app.labs.model.neurons import NeuronTextView
 from app.labs.model.state import TYPED, What
@@ -150,6 +151,6 @@ class ModelTypePart(Part):
         changes = len(s.ablation().neurons_off) + (1 if s.explorer_weights() is not None else 0)
         if changes:
             parts.append(self.tr("With your knock-outs and edits."))
-        set_text(self.info, esc(" ".join(parts)))
+        set_text(self.info, esc(i18n.sentences(parts)))
         last = shown_char(view.chars[-1])
         set_text(self.predictions_title, esc(self.tr("After “%1” the model expects:").replace("%1", last)))

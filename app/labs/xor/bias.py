@@ -57,19 +57,19 @@ class XorBiasPart(QWidget):
         self.bias_view.addItem(self.bias_mse_plot, 0, 1)
         self.bias_view.ci.layout.setColumnStretchFactor(0, 3)
         self.bias_view.ci.layout.setColumnStretchFactor(1, 2)
-        # the legend two by two in the bottom left, which the lesson's curves leave empty (one
-        # column covered them once a projector's height made the plot small)
-        self.bias_legend = self.bias_outputs_plot.addLegend(offset=(24, -4), labelTextSize="10pt", colCount=2,
-                                                            brush=pg.mkBrush(255, 255, 255, 220))
+        # the legend under the plot, four across: inside it, the sentences' English glosses made
+        # it wide enough to cover the curves wherever it stood
+        self.bias_legend = pg.LegendItem(labelTextSize="10pt", colCount=4)
+        self.bias_view.addItem(self.bias_legend, 1, 0, 1, 2)
         self.bias_legend.layout.setContentsMargins(2, 0, 2, 0)
         self.bias_legend.layout.setVerticalSpacing(0)
         self.bias_curves: list[pg.PlotDataItem] = []
         self.bias_threshold = pg.InfiniteLine(pos=lab.THRESHOLD, angle=0,
                                               pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine),
-                                              label="0.5", labelOpts={"position": 0.06, "color": "#555555",
-                                                                       "anchors": [(0, 0), (0, 0)]})
+                                              label="0.5", labelOpts={"position": 0.98, "color": "#555555",
+                                                                       "anchors": [(1, 1), (1, 1)]})
         self.bias_threshold.label.setFont(font(10))
-        self.bias_outputs_plot.addItem(self.bias_threshold)     # labelled below the line: the curves start above it
+        self.bias_outputs_plot.addItem(self.bias_threshold)     # labelled above its right end: the curves end below
         self.bias_flip_point = pg.ScatterPlotItem(size=14, symbol="x", pen=pg.mkPen(WRONG_COLOUR, width=3),
                                                   brush=pg.mkBrush(WRONG_COLOUR))
         self.bias_outputs_plot.addItem(self.bias_flip_point)
@@ -86,6 +86,7 @@ class XorBiasPart(QWidget):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            self._name_curves()
         super().changeEvent(event)
 
     def retranslate(self) -> None:
@@ -120,6 +121,15 @@ class XorBiasPart(QWidget):
             self._sweep_bias(config, weights, inputs, targets)
         set_text(self.flip_label, self._flip_text(bias))
 
+    def _name_curves(self) -> None:
+        """Each curve's legend entry: its sentence, glossed in English as in the table."""
+        for k, curve in enumerate(self.bias_curves[:len(self.session.tokens)]):
+            name = i18n.with_gloss(self.session.tokens[k])
+            if curve.name() != name:
+                curve.opts["name"] = name
+                self.bias_legend.removeItem(curve)
+                self.bias_legend.addItem(curve, esc(name))       # legends are HTML: a token is text
+
     def _sweep_bias(self, config, weights, inputs, targets) -> None:
         """The curves over the bias range and the first sentence to flip: everything but b_in[1]."""
         s = self.session
@@ -134,14 +144,10 @@ class XorBiasPart(QWidget):
         for k, curve in enumerate(self.bias_curves):
             if k < sweep.outputs.shape[1]:
                 curve.setData(sweep.values, sweep.outputs[:, k])
-                name = s.tokens[k]
-                if curve.name() != name:
-                    curve.opts["name"] = name
-                    self.bias_legend.removeItem(curve)
-                    self.bias_legend.addItem(curve, esc(name))       # legends are HTML: a token is text
                 curve.show()
             else:
                 curve.hide()
+        self._name_curves()
         self.bias_mse_curve.setData(sweep.values, sweep.mse)
         finite = sweep.outputs[np.isfinite(sweep.outputs)]
         if finite.size:                             # the dashed 0.5 line stays in view

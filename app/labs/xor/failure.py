@@ -54,7 +54,7 @@ class XorFailurePart(QWidget):
                  "&nbsp;&nbsp;" + esc(proof.right_text()),
                  self.tr("The two sums are the same expression, a + b + 2c, so they are always equal.")]
         if facts.target_sides is not None:
-            lines.append(self.tr("The targets do not: %1").replace("%1", facts.target_sums_text()))
+            lines.append(self.tr("The targets do not: %1").replace("%1", facts.target_sums_text(self.tr("; "))))
         text = self.tr("No line can match both. The best a linear model can do is a = %1, b = %2, c = %3, MSE %4.") \
             .replace("%1", trimmed(best.a)).replace("%2", trimmed(best.b)).replace("%3", trimmed(best.c)) \
             .replace("%4", trimmed(facts.best_mse))

@@ -210,7 +210,7 @@ class XorOverview(QWidget):
         if activation == "gelu_tanh":
             exact = lab.outputs_with(s.config, s.state.weights, s.state.inputs, activation="gelu")
             note = self.tr("GELU here is the tanh approximation GPT-2 uses. Exact GELU (x·Φ(x)) would give %1.") \
-                .replace("%1", ", ".join(format_number(float(v), TABLE_DECIMALS) for v in exact))
+                .replace("%1", self.tr(", ").join(format_number(float(v), TABLE_DECIMALS) for v in exact))
         elif activation == "relu":
             note = self.tr("ReLU(z) = max(0, z): negative z gives 0.")
         elif activation == "identity":
