@@ -6,10 +6,12 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QPushButton,
                                QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.labs.model.common import TEXT_PT, NeuronPicker, Part, TintedText, esc, label, set_text, sized, tinted_html
+from app.labs.model.common import (TEXT_PT, UNKNOWN_MARK, NeuronPicker, Part, TintedText, esc, label, set_text, sized,
+                                   tinted_html)
 from app.labs.model.heatmap import NeuronHeatmap
 from app.labs.model.snippets import SnippetLine, SnippetLines
 from app.labs.model.state import SCALE_LAYER, SCALE_NEURON, TYPED, VALIDATION, What
+from app.widgets.appearance import appearance
 from app.widgets.work_bar import WorkBar
 from app.widgets.flow_layout import FlowLayout
 from core.labs import model_lab as lab
@@ -20,7 +22,11 @@ ROWS_ALL = "all"
 
 
 class NeuronTextView(QWidget):
-    """The text on screen with each character tinted by the chosen neuron, and its colour legend."""
+    """The text on screen with each character tinted by the chosen neuron, and its colour legend.
+
+    On a projector (presentation mode) nobody scrolls: the text shows the whole rows that fit,
+    around the character where the neuron is largest, and `band_bar` (for the pager's line)
+    counts the rows shown of the page's and moves through them."""
 
     def __init__(self, name: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -38,6 +44,43 @@ class NeuronTextView(QWidget):
         layout.addWidget(self.scroll, 1)
         layout.addLayout(self.legend_row)
 
+        self.band_bar = QWidget()
+        band_row = QHBoxLayout(self.band_bar)
+        band_row.setContentsMargins(0, 0, 0, 0)
+        self.band_label = label(name + "Rows", wrap=False, rich=False)
+        self.rows_up = QPushButton("▲")
+        self.rows_up.setObjectName(name + "RowsUp")
+        self.rows_down = QPushButton("▼")
+        self.rows_down.setObjectName(name + "RowsDown")
+        for button in (self.rows_up, self.rows_down):
+            button.setMaximumWidth(button.fontMetrics().horizontalAdvance("▲") * 4)
+        for widget in (self.band_label, self.rows_up, self.rows_down):
+            band_row.addWidget(widget)
+        self.rows_up.clicked.connect(lambda: self.text.move_band(-self.text.rows_fitting()))
+        self.rows_down.clicked.connect(lambda: self.text.move_band(self.text.rows_fitting()))
+        self.text.bandChanged.connect(self._show_band)
+        self._focus_key = None
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
+
+    def _follow_presenting(self) -> None:
+        self.text.set_banded(appearance().presenting)
+        self._show_band()
+
+    def _show_band(self) -> None:
+        first, last, total = self.text.band()
+        banded = self.text.banded
+        self.band_bar.setVisible(banded and total > 0)
+        self.rows_up.setEnabled(first > 1)
+        self.rows_down.setEnabled(last < total)
+        set_text(self.band_label, self.tr("lines %1–%2 of %3").replace("%1", str(first)).replace("%2", str(last))
+                 .replace("%3", str(total)))
+
+    def retranslate(self) -> None:
+        self.rows_up.setToolTip(self.tr("Earlier lines of this page"))
+        self.rows_down.setToolTip(self.tr("Later lines of this page"))
+        self._show_band()
+
     def show_state(self, state) -> None:
         """Draw the state's text, layer and neuron (with its knock-outs)."""
         units = state.units()
@@ -48,6 +91,10 @@ class NeuronTextView(QWidget):
         view, limit = state.view, state.limit()
         caption = self.tr("neuron #%1 of layer %2").replace("%1", str(state.neuron)).replace("%2", str(state.layer))
         self.text.set_content(view.chars, units[:, state.neuron], limit, view.unknown, view.position_offset, caption)
+        key = (view.chars, view.position_offset, state.layer, state.neuron)
+        if key != self._focus_key:              # a new text or neuron: its largest character on screen
+            self._focus_key = key
+            self.text.set_focus(lab.peak_index(units[:, state.neuron]))
         if state.scale == SCALE_LAYER:
             scale = self.tr("layer %1's largest").replace("%1", str(state.layer))
         else:
@@ -58,8 +105,11 @@ class NeuronTextView(QWidget):
         swatch = tinted_html(("−" + ends, "0", "+" + ends), (-limit, 0.0, limit), limit, pad=True)
         off = "" if (state.layer, state.neuron) not in state.ablation().neurons_off else \
             " " + self.tr("<b>This neuron is knocked out</b>: it is 0 everywhere.")
+        unknown = "" if not view.unknown else " " + self.tr("%1 in a red frame: a character outside the "
+                                                            "model's vocabulary, which it reads as “unknown”.") \
+            .replace("%1", f'<span style="color:{UNKNOWN_MARK};">�</span>')
         set_text(self.legend, self.tr("Colour %1 (%2 %3).").replace("%1", swatch)
-                 .replace("%2", scale).replace("%3", where) + off)
+                 .replace("%2", scale).replace("%3", where) + off + unknown)
 
 
 class ModelNeuronsPart(Part):
@@ -90,6 +140,7 @@ class ModelNeuronsPart(Part):
 
         self.view = NeuronTextView("modelNeuronText")
         self.view.legend_row.addWidget(self.scale)
+        paging_row.addWidget(self.view.band_bar)        # which lines of the page a projector shows
         self.rows = QComboBox()
         self.rows.setObjectName("modelHeatRows")
         self.heat_title = label("modelHeatTitle", wrap=True)
@@ -160,6 +211,7 @@ class ModelNeuronsPart(Part):
     # --- language ------------------------------------------------------------------------------
     def retranslate(self) -> None:
         self.picker.retranslate()
+        self.view.retranslate()
         with QSignalBlocker(self.source):
             self.source.clear()
             self.source.addItem(self.tr("Validation text"), VALIDATION)
