@@ -135,11 +135,11 @@ class ModelNeuronsPart(Part):
         flow = FlowLayout(controls, spacing=6)
         flow.addWidget(self.picker)
         flow.addWidget(paging)
+        flow.addWidget(self.scale)                     # the legend below gets the text's width
         for button in (self.previous_page, self.next_page):
             button.setMaximumWidth(button.fontMetrics().horizontalAdvance("◀") * 4)
 
         self.view = NeuronTextView("modelNeuronText")
-        self.view.legend_row.addWidget(self.scale)
         paging_row.addWidget(self.view.band_bar)        # which lines of the page a projector shows
         self.rows = QComboBox()
         self.rows.setObjectName("modelHeatRows")
@@ -173,6 +173,7 @@ class ModelNeuronsPart(Part):
         column.addWidget(self.snippets_title)
         column.addWidget(self.snippets)
         column.addStretch(1)
+        self.snippets_column = column
         self.snippets_area = QScrollArea()
         self.snippets_area.setObjectName("modelSnippetsArea")
         self.snippets_area.setWidgetResizable(True)
@@ -206,7 +207,25 @@ class ModelNeuronsPart(Part):
         self.groups.cellClicked.connect(self._group_clicked)
         self.draw_again.clicked.connect(state.draw_again)
         self.snippets.positionClicked.connect(state.show_position)
+        self.snippets.shownChanged.connect(self._snippets_title)
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
         self.retranslate()
+
+    def _follow_presenting(self) -> None:
+        """On a projector the snippets list shows the snippets that fit whole (it does not
+        scroll), and the groups table takes only its rows' room, leaving the rest to them."""
+        presenting = appearance().presenting
+        self.snippets.set_whole_rows(presenting)
+        self.snippets_column.setStretchFactor(self.snippets, 1 if presenting else 0)
+        self.snippets_column.setStretch(2, 0 if presenting else 1)
+        self._fit_groups()
+
+    def _fit_groups(self) -> None:
+        table = self.groups
+        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+        whole = table.horizontalHeader().sizeHint().height() + rows + 2 * table.frameWidth()
+        table.setMaximumHeight(whole if appearance().presenting and table.rowCount() else 16777215)
 
     # --- language ------------------------------------------------------------------------------
     def retranslate(self) -> None:
@@ -319,6 +338,7 @@ class ModelNeuronsPart(Part):
             text = self.tr("Ranking layer %1…").replace("%1", str(s.layer)) if s.rank_job is not None \
                 else self.tr("Layer %1 is not ranked yet.").replace("%1", str(s.layer))
             set_text(self.groups_note, esc(text))
+            self._fit_groups()
             return
         stats = s.stats[s.layer]
         rows = [(self.tr("top"), n) for n in groups.top] + [(self.tr("random"), n) for n in groups.random]
@@ -336,6 +356,7 @@ class ModelNeuronsPart(Part):
                                                "drawn at random (seed %4).")
                  .replace("%1", str(len(groups.top))).replace("%2", f"{chars:,}")
                  .replace("%3", str(len(groups.random))).replace("%4", str(groups.seed))))
+        self._fit_groups()
 
     def _select_group(self) -> None:
         with QSignalBlocker(self.groups):
@@ -347,14 +368,25 @@ class ModelNeuronsPart(Part):
 
     def _snippets(self) -> None:
         s = self.state
-        title = "<b>" + esc(self.tr("Where neuron #%1 fires most").replace("%1", str(s.neuron))) + "</b>"
         found = s.snippets()
         if not found:
-            set_text(self.snippets_title, title + "<br>" + esc(self.tr("Shown once the layer is ranked.")))
             self.snippets.set_lines((), 1.0)
+            self._snippets_title()
             return
-        set_text(self.snippets_title, title)
         stats = s.stats[s.layer]
         limit = lab.colour_limit(stats.max_activation if s.scale == SCALE_LAYER else stats.max_activation[s.neuron])
         self.snippets.set_lines([SnippetLine(format_number(f.snippet.value, 1), f.chars, f.values, f.peak,
                                              f.snippet.position) for f in found], limit)
+        self._snippets_title()
+
+    def _snippets_title(self) -> None:
+        """Names the neuron; says how many snippets are shown when not all of them fit."""
+        lines = self.snippets.lines
+        title = self.tr("Where neuron #%1 fires most").replace("%1", str(self.state.neuron))
+        if lines and self.snippets.shown() < len(lines):
+            title = self.tr("%1 (the strongest %2 of %3)").replace("%1", title) \
+                .replace("%2", str(self.snippets.shown())).replace("%3", str(len(lines)))
+        title = "<b>" + esc(title) + "</b>"
+        if not lines:
+            title += "<br>" + esc(self.tr("Shown once the layer is ranked."))
+        set_text(self.snippets_title, title)
