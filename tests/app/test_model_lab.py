@@ -557,7 +557,7 @@ def test_on_a_projector_the_neuron_text_shows_whole_rows_around_the_peak(qtbot, 
     first, last, total = text.band()
     assert scroll.verticalScrollBar().maximum() == 0
     assert 1 <= last - first + 1 < total, "the test wants a page taller than its room"
-    assert rows_label.isVisible() and rows_label.text() == f"lines {first}–{last} of {total}"
+    assert rows_label.isVisible() and rows_label.text() == f"Lines {first}–{last} / {total}"
     assert (last - first + 1) * text.cell.height() <= text.height()          # whole rows only
     peak = lab.peak_index(text.values)
     assert text.chars[peak] == "裴" and any("裴" in row for row in _band_rows(text))
@@ -565,7 +565,7 @@ def test_on_a_projector_the_neuron_text_shows_whole_rows_around_the_peak(qtbot, 
 
     qtbot.mouseClick(down, Qt.MouseButton.LeftButton)
     moved = text.band()
-    assert moved[0] > first and rows_label.text() == f"lines {moved[0]}–{moved[1]} of {total}"
+    assert moved[0] > first and rows_label.text() == f"Lines {moved[0]}–{moved[1]} / {total}"
     while down.isEnabled():
         qtbot.mouseClick(down, Qt.MouseButton.LeftButton)
     assert text.band()[1] == total and up.isEnabled()

@@ -70,10 +70,10 @@ class NeuronTextView(QWidget):
     def _show_band(self) -> None:
         first, last, total = self.text.band()
         banded = self.text.banded
-        self.band_bar.setVisible(banded and total > 0)
+        self.band_bar.setVisible(banded and (first > 1 or last < total))    # not when the page fits
         self.rows_up.setEnabled(first > 1)
         self.rows_down.setEnabled(last < total)
-        set_text(self.band_label, self.tr("lines %1–%2 of %3").replace("%1", str(first)).replace("%2", str(last))
+        set_text(self.band_label, self.tr("Lines %1–%2 / %3").replace("%1", str(first)).replace("%2", str(last))
                  .replace("%3", str(total)))
 
     def retranslate(self) -> None:
