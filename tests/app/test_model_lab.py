@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtWidgets import (QApplication, QComboBox, QLabel, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QSpinBox,
-                               QTableWidget)
+from PySide6.QtWidgets import (QApplication, QComboBox, QLabel, QListWidget, QPlainTextEdit, QProgressBar, QPushButton,
+                               QSpinBox, QTableWidget)
 
 from app.labs.model import ModelLabPanel
 from app.labs.model import state as state_module
