@@ -183,6 +183,16 @@ def colour_limit(values: np.ndarray) -> float:
     return float(max(1.0, math.ceil(biggest)))
 
 
+def peak_index(values: np.ndarray) -> int | None:
+    """Where a neuron is largest on the text (the character a step talks about), None if no
+    value is finite. Ties go to the first."""
+    values = np.asarray(values, dtype=np.float64)
+    finite = np.isfinite(values)
+    if not finite.any():
+        return None
+    return int(np.argmax(np.where(finite, values, -np.inf)))
+
+
 def predictions(model: Model, view: TextView, k: int = 5) -> list[tuple[str, float]]:
     """The k most likely next characters after the window's last character."""
     return model.predictions(view.trace, position=-1, k=k)

@@ -97,15 +97,7 @@ def hidden_axes(view: QGraphicsView, plot, window: QWidget, what: str) -> list[s
 # --- pages that scroll ---------------------------------------------------------------------------
 # A page that may scroll on a projector: {scroll area's objectName: why}. Every other lab page
 # shows all of itself at once.
-MAY_SCROLL: dict[str, str] = {
-    # The model lab's neuron view (lesson model-neurons, steps 1–4), at 1024×768 only:
-    "modelSnippetsArea": "a ranked list of where the chosen neuron fires most: the strongest snippets lead it, "
-                         "the rest wait below for whoever scrolls",
-    "modelNeuronTextScroll": "NOT YET FIXED (model lab, not this walk's owner): a page of text is the model's "
-                             "context window (n_ctx characters), about 7 lines of 14 at 1024×768; the caption's "
-                             "character is on screen, the page's end is not. Needs the lab's layout to give the "
-                             "text its room (or a shorter page of the same window) on a projector",
-}
+MAY_SCROLL: dict[str, str] = {}
 
 
 def scrolling_pages(window: QWidget, may_scroll: dict[str, str] = MAY_SCROLL) -> list[str]:

@@ -189,7 +189,17 @@ def ablation_whole(window) -> list[str]:
 def model_neurons_whole(window) -> list[str]:
     part = window.labs["model"].part("neurons")
     problems = hidden_axes(part.heatmap, part.heatmap.plot, window, "neurons × characters")
-    return problems + [p for p in [hidden_part(part.groups, window)] if p]
+    problems += [p for p in [hidden_part(part.groups, window)] if p]
+    text = part.view.text                 # the character the neuron is largest on, on screen
+    first, last, _total = text.band()
+    if text.focus is None or not first <= text._row_of(text.focus) + 1 <= last:
+        problems.append(f"the neuron's largest character ({text.focus}) is not in the lines shown {first}–{last}")
+    snippets = part.snippets              # whole snippets only, at least the strongest
+    if part.state.snippets() and not 1 <= snippets.shown() == len(snippets.arrows()):
+        problems.append(f"{snippets.shown()} snippets shown")
+    problems += [f"snippet {k + 1} is cut at the list's bottom edge" for k, arrow in enumerate(snippets.arrows())
+                 if arrow.bottom() >= snippets.height()]
+    return problems
 
 
 def compare_whole(window) -> list[str]:

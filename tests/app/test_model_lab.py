@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtWidgets import (QComboBox, QLabel, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QSpinBox,
-                               QTableWidget)
+from PySide6.QtWidgets import (QApplication, QComboBox, QLabel, QListWidget, QPlainTextEdit, QProgressBar, QPushButton,
+                               QSpinBox, QTableWidget)
 
 from app.labs.model import ModelLabPanel
 from app.labs.model import state as state_module
@@ -554,3 +554,113 @@ def test_the_heatmaps_labels_are_whole_on_screen(qtbot):
     top, shown_rows, whole_rows = _label_ink(qtbot)
     assert shown_rows == whole_rows
     assert top == []
+
+
+def test_the_heatmaps_character_labels_have_room_for_their_glyphs(qtbot):
+    """The characters under the heatmap are whole (a Chinese glyph from a fallback font is taller
+    than the Latin font's line: 員 lost its bottom and read as 븜), the first one too."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from app.labs.model.heatmap import TICK_PT, NeuronHeatmap
+    from app.widgets import style
+    from app.widgets.appearance import appearance
+    appearance().set_presenting(True)
+    heatmap = show(qtbot, NeuronHeatmap("heatmap"), 600, 200)
+    chars = list("夢見君王覺後疑。員照西宮知夜飲，") * 5             # every 8th is labelled
+    heatmap.set_data(np.zeros((3, len(chars))), range(3), chars, 1.0)
+    axis = heatmap.plot.getAxis("bottom")
+    labels = "".join(text for _x, text in axis._tickLevels[0])
+    glyphs = QFontMetricsF(style.font(appearance().points(TICK_PT))).boundingRect(labels).height()
+    assert labels.startswith("夢") and "員" in labels
+    assert axis.style["tickTextHeight"] >= glyphs > QFontMetricsF(style.font(appearance().points(TICK_PT))).height()
+    assert axis.style["hideOverlappingLabels"] > 0           # the first label may pass the axis's start
+
+
+def _band_rows(text):
+    """The rows of the text on screen, as strings."""
+    first, last, _total = text.band()
+    rows = {}
+    for ch, rect in zip(text.chars, text._layout(text.width())):
+        row = (rect.top() - 2) // text.cell.height()
+        rows[row] = rows.get(row, "") + ch
+    return [rows[r] for r in range(first - 1, last)]
+
+
+def test_on_a_projector_the_neuron_text_shows_whole_rows_around_the_peak(qtbot, monkeypatch):
+    """Presentation mode: the page of text does not scroll; it shows the whole rows that fit,
+    around the character where the neuron is largest (裴 for #303), says which lines of how many,
+    and ▲ ▼ move through the rest; another neuron brings its own peak on screen. At the desk the
+    whole page is in a scroll area as before."""
+    from app.widgets.appearance import appearance
+    monkeypatch.setattr(ModelLabState, "RANK_CHARS", 64)
+    appearance().set_presenting(True)
+    session, panel = open_panel(qtbot, DEFAULT_MODEL, "neurons", size=(1000, 560))
+    state = panel.state
+    text = panel.findChild(object, "modelNeuronText")
+    scroll = panel.findChild(object, "modelNeuronTextScroll")
+    rows_label = find(panel, QLabel, "modelNeuronTextRows")
+    up, down = find(panel, QPushButton, "modelNeuronTextRowsUp"), find(panel, QPushButton, "modelNeuronTextRowsDown")
+    settle(lambda: text.band()[1] > 0)
+    first, last, total = text.band()
+    assert scroll.verticalScrollBar().maximum() == 0
+    assert 1 <= last - first + 1 < total, "the test wants a page taller than its room"
+    assert rows_label.isVisible() and rows_label.text() == f"Lines {first}–{last} / {total}"
+    assert (last - first + 1) * text.cell.height() <= text.height()          # whole rows only
+    peak = lab.peak_index(text.values)
+    assert text.chars[peak] == "裴" and any("裴" in row for row in _band_rows(text))
+    assert first > 1 and not any("裴" in row for row in _band_rows(text)[:1]) or first == 1  # lines before it too
+
+    qtbot.mouseClick(down, Qt.MouseButton.LeftButton)
+    moved = text.band()
+    assert moved[0] > first and rows_label.text() == f"Lines {moved[0]}–{moved[1]} / {total}"
+    while down.isEnabled():
+        qtbot.mouseClick(down, Qt.MouseButton.LeftButton)
+    assert text.band()[1] == total and up.isEnabled()
+    while up.isEnabled():
+        qtbot.mouseClick(up, Qt.MouseButton.LeftButton)
+    assert text.band()[0] == 1
+
+    # Another neuron: the band goes to where it is largest on this page.
+    for neuron in range(state.config.d_ff):
+        state.set_neuron(neuron)
+        row = text._row_of(lab.peak_index(text.values))
+        if row >= text.rows_fitting():                      # one whose peak was off the band
+            break
+    first, last, _total = text.band()
+    assert first <= row + 1 <= last
+
+    appearance().set_presenting(False)                       # the desk: the page whole, scrolling
+    settle(lambda: not rows_label.isVisible())
+    assert text.band()[:2] == (1, text.row_count()) and scroll.verticalScrollBar().maximum() > 0
+    close(panel)
+
+
+def test_on_a_projector_the_snippets_show_whole_lines_and_say_how_many(qtbot, monkeypatch):
+    """Presentation mode: no half snippet at the list's bottom edge; the strongest that fit are
+    drawn whole and the title says how many of them; their arrows still work. At the desk, all."""
+    from app.widgets.appearance import appearance
+    from app.widgets.worker import settle as settle_jobs
+    monkeypatch.setattr(ModelLabState, "RANK_CHARS", 1024)
+    appearance().set_presenting(True)
+    session, panel = open_panel(qtbot, DEFAULT_MODEL, "neurons", size=(1000, 520))
+    state = panel.state
+    assert settle_jobs(QApplication.instance())
+    snippets = panel.findChild(object, "modelSnippets")
+    area = panel.findChild(object, "modelSnippetsArea")
+    title = find(panel, QLabel, "modelSnippetsTitle")
+    settle(lambda: bool(snippets.lines))
+    found = state.snippets()
+    shown = snippets.shown()
+    assert len(snippets.lines) == len(found) == lab.SNIPPETS
+    assert area.verticalScrollBar().maximum() == 0
+    assert 1 <= shown < len(found), "the test wants fewer snippets' room than snippets"
+    assert all(arrow.bottom() < snippets.height() for arrow in snippets.arrows()) and len(snippets.arrows()) == shown
+    assert snippets.text().count("⟶") == shown
+    assert f"(the strongest {shown} of {len(found)})" in title.text()
+    qtbot.mouseClick(snippets, Qt.MouseButton.LeftButton, pos=snippets.arrows()[-1].center())
+    assert state.page_bounds()[0] <= found[shown - 1].snippet.position < state.page_bounds()[1]
+
+    appearance().set_presenting(False)
+    settle(lambda: snippets.shown() == len(found))
+    assert "strongest" not in title.text()
+    close(panel)

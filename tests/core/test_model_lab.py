@@ -58,6 +58,13 @@ def test_colour_limit_is_symmetric_and_whole():
     assert lab.colour_limit(np.array([np.nan, 30.58])) == 31.0
 
 
+def test_the_peak_is_the_largest_finite_value_first_of_ties():
+    assert lab.peak_index(np.array([0.5, 3.0, -7.0, 3.0])) == 1          # largest, not largest magnitude
+    assert lab.peak_index(np.array([np.nan, -2.0, np.inf * 0, -1.0])) == 3
+    assert lab.peak_index(np.array([np.nan, np.nan])) is None
+    assert lab.peak_index(np.zeros(0)) is None
+
+
 def test_rerun_recomputes_only_from_the_first_touched_layer(tiny):
     base = lab.run_text(tiny, "床前明月光，疑是地上霜")
     assert lab.rerun(tiny, base) is base                 # nothing changed: nothing recomputed

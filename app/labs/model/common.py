@@ -157,9 +157,14 @@ class NeuronPicker(QWidget):
 class TintedText(QWidget):
     """Characters in a grid of cells, each cell's background tinted by its value on the diverging
     scale ±limit (the text itself is the heatmap). A line break is drawn as ↵ and ends its row;
-    characters outside the vocabulary get a red dashed frame. Hovering shows the value."""
+    characters outside the vocabulary get a red dashed frame. Hovering shows the value.
+
+    Banded (set_banded, for a projector, where nobody scrolls): it shows only the whole rows its
+    height holds, a band of rows around the focus character (`set_focus`); `move_band` pages the
+    band through the rest, and `band()` says which rows are on screen."""
 
     clicked = Signal(int)                 # index of the character clicked
+    bandChanged = Signal()                # the rows shown changed (banded only)
 
     def __init__(self, name: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -175,6 +180,10 @@ class TintedText(QWidget):
         self._cells: list[QRect] = []
         self._layout_width = -1
         self._glyph_points: list[tuple[QPoint, str]] | None = None
+        self.banded = False
+        self.first_row = 0
+        self.focus: int | None = None      # the character the band keeps on screen
+        self._follow_focus = True          # False once the band was moved by hand
         self._restyle()
         appearance().changed.connect(self._restyle)
 
@@ -190,10 +199,11 @@ class TintedText(QWidget):
     def set_content(self, chars, values, limit: float, unknown=(), first_position: int = 0, caption: str = "") -> None:
         chars = tuple(chars)
         if chars != self.chars:
-            self.chars = chars
+            self.chars, self.focus = chars, None
             self._layout_width = -1
             self._fit_height()
             self.updateGeometry()
+            self._fit_band()
         self.values = np.asarray(values, dtype=np.float64)
         self.limit = float(limit)
         self.unknown = frozenset(unknown)
@@ -202,6 +212,72 @@ class TintedText(QWidget):
         self.update()
 
     # --- layout -------------------------------------------------------------------------------
+    def set_banded(self, banded: bool) -> None:
+        if banded != self.banded:
+            self.banded = banded
+            self._fit_height()
+            self.updateGeometry()
+            self._fit_band()
+            self.update()
+
+    def row_count(self) -> int:
+        """Rows of cells at the current width (a line break ends a row)."""
+        cells = self._layout(self.width())
+        return (cells[-1].top() - 2) // self.cell.height() + 1 if cells else 0
+
+    def rows_fitting(self) -> int:
+        """Whole rows the widget's height holds (at least one)."""
+        return max(1, (self.height() - 4) // self.cell.height())
+
+    def band(self) -> tuple[int, int, int]:
+        """(first, last, total) rows on screen, counted from 1 (last = total when not banded)."""
+        total = self.row_count()
+        if not self.banded:
+            return (1, total, total)
+        return (self.first_row + 1, min(total, self.first_row + self.rows_fitting()), total)
+
+    def _row_of(self, k: int) -> int:
+        return (self._layout(self.width())[k].top() - 2) // self.cell.height()
+
+    def set_focus(self, k: int | None) -> None:
+        """Keep character k on screen (banded: the band moves to it, with the rows before it)."""
+        self.focus = k if k is not None and 0 <= k < len(self.chars) else None
+        self._follow_focus = True
+        self._fit_band(recentre=True)
+
+    def move_band(self, rows: int) -> None:
+        """Show the band `rows` rows further on (a whole band: rows_fitting())."""
+        self._follow_focus = False
+        self._set_first_row(self.first_row + rows)
+
+    def _set_first_row(self, first: int) -> None:
+        first = max(0, min(first, self.row_count() - self.rows_fitting()))
+        if first != self.first_row:
+            self.first_row = first
+            self.update()
+        self.bandChanged.emit()
+
+    def _fit_band(self, recentre: bool = False) -> None:
+        if not self.banded:
+            self._set_first_row(0)
+            return
+        first, fit = self.first_row, self.rows_fitting()
+        if self.focus is not None and self._follow_focus:
+            row = self._row_of(self.focus)
+            if recentre or not first <= row < first + fit:
+                first = row - (fit - 1) // 2         # the focus in the middle: the lines before it too
+        self._set_first_row(first)
+
+    def _band_shift(self) -> int:
+        """px the band is drawn up by."""
+        return self.first_row * self.cell.height() if self.banded else 0
+
+    def _in_band(self, rect: QRect) -> bool:
+        if not self.banded:
+            return True
+        row = (rect.top() - 2) // self.cell.height()
+        return self.first_row <= row < self.first_row + self.rows_fitting()
+
     def _columns(self, width: int) -> int:
         return max(4, (width - 4) // self.cell.width())
 
@@ -239,11 +315,12 @@ class TintedText(QWidget):
         super().resizeEvent(event)
         self._layout(self.width())
         self._fit_height()
+        self._fit_band()
 
     def _fit_height(self) -> None:
         # In a scroll area the widget asks for the height its width needs (Qt's scroll area
-        # does not follow heightForWidth by itself).
-        needed = self.heightForWidth(self.width())
+        # does not follow heightForWidth by itself); banded, one row: it shows what fits.
+        needed = self.cell.height() + 4 if self.banded else self.heightForWidth(self.width())
         if self.minimumHeight() != needed:
             self.setMinimumHeight(needed)
 
@@ -271,7 +348,10 @@ class TintedText(QWidget):
         cells = self._layout(self.width())
         have_values = len(self.values) == len(self.chars)
         frame = QPen(QColor(UNKNOWN_MARK), 2, Qt.PenStyle.DashLine)
+        painter.translate(0, -self._band_shift())
         for k, (rect, (point, shown)) in enumerate(zip(cells, self._glyphs(cells))):
+            if not self._in_band(rect):
+                continue
             if have_values:
                 background = style.tint(float(self.values[k]), self.limit)
             else:
@@ -286,8 +366,9 @@ class TintedText(QWidget):
 
     # --- reading ------------------------------------------------------------------------------
     def index_at(self, point: QPoint) -> int | None:
+        point = QPoint(point.x(), point.y() + self._band_shift())
         for k, rect in enumerate(self._layout(self.width())):
-            if rect.contains(point):
+            if rect.contains(point) and self._in_band(rect):
                 return k
         return None
 

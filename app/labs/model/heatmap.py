@@ -109,7 +109,15 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
             self.ci.setContentsMargins(2, top, 2, 2)
         step = 1 if len(chars) <= 24 else 4 if len(chars) <= 64 else 8
         bottom = [[(k + 0.5, shown_char(chars[k])) for k in range(0, len(chars), step)]]
-        self.plot.getAxis("bottom").setTicks(bottom)
+        axis = self.plot.getAxis("bottom")
+        axis.setTicks(bottom)
+        # Room for the glyphs drawn, not the font's line: a Chinese character from a fallback font
+        # is taller than the Latin font's line and lost its bottom (員 read as 븜); the first
+        # character's label may pass the axis's start by half a label.
+        metrics = QFontMetricsF(style.font(appearance().points(TICK_PT)))
+        shown = "".join(text for _x, text in bottom[0]) or "0"
+        axis.setStyle(autoExpandTextSpace=False, tickTextHeight=math.ceil(metrics.boundingRect(shown).height()),
+                      hideOverlappingLabels=math.ceil(metrics.height()))
 
     def _label_room(self) -> int:
         """How many row labels the plot's height holds, one text line apart."""

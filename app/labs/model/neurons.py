@@ -7,10 +7,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
                                QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app import i18n
-from app.labs.model.common import TEXT_PT, NeuronPicker, Part, TintedText, esc, label, set_text, sized, tinted_html
+from app.labs.model.common import (TEXT_PT, UNKNOWN_MARK, NeuronPicker, Part, TintedText, esc, label, set_text, sized,
+                                   tinted_html)
 from app.labs.model.heatmap import NeuronHeatmap
 from app.labs.model.snippets import SnippetLine, SnippetLines
 from app.labs.model.state import SCALE_LAYER, SCALE_NEURON, TYPED, VALIDATION, What
+from app.widgets.appearance import appearance
 from app.widgets.work_bar import WorkBar
 from app.widgets.flow_layout import FlowLayout
 from core.labs import model_lab as lab
@@ -21,7 +23,11 @@ ROWS_ALL = "all"
 
 
 class NeuronTextView(QWidget):
-    """The text on screen with each character tinted by the chosen neuron, and its colour legend."""
+    """The text on screen with each character tinted by the chosen neuron, and its colour legend.
+
+    On a projector (presentation mode) nobody scrolls: the text shows the whole rows that fit,
+    around the character where the neuron is largest, and `band_bar` (for the pager's line)
+    counts the rows shown of the page's and moves through them."""
 
     def __init__(self, name: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -39,6 +45,43 @@ class NeuronTextView(QWidget):
         layout.addWidget(self.scroll, 1)
         layout.addLayout(self.legend_row)
 
+        self.band_bar = QWidget()
+        band_row = QHBoxLayout(self.band_bar)
+        band_row.setContentsMargins(0, 0, 0, 0)
+        self.band_label = label(name + "Rows", wrap=False, rich=False)
+        self.rows_up = QPushButton("▲")
+        self.rows_up.setObjectName(name + "RowsUp")
+        self.rows_down = QPushButton("▼")
+        self.rows_down.setObjectName(name + "RowsDown")
+        for button in (self.rows_up, self.rows_down):
+            button.setMaximumWidth(button.fontMetrics().horizontalAdvance("▲") * 4)
+        for widget in (self.band_label, self.rows_up, self.rows_down):
+            band_row.addWidget(widget)
+        self.rows_up.clicked.connect(lambda: self.text.move_band(-self.text.rows_fitting()))
+        self.rows_down.clicked.connect(lambda: self.text.move_band(self.text.rows_fitting()))
+        self.text.bandChanged.connect(self._show_band)
+        self._focus_key = None
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
+
+    def _follow_presenting(self) -> None:
+        self.text.set_banded(appearance().presenting)
+        self._show_band()
+
+    def _show_band(self) -> None:
+        first, last, total = self.text.band()
+        banded = self.text.banded
+        self.band_bar.setVisible(banded and (first > 1 or last < total))    # not when the page fits
+        self.rows_up.setEnabled(first > 1)
+        self.rows_down.setEnabled(last < total)
+        set_text(self.band_label, self.tr("Lines %1–%2 / %3").replace("%1", str(first)).replace("%2", str(last))
+                 .replace("%3", str(total)))
+
+    def retranslate(self) -> None:
+        self.rows_up.setToolTip(self.tr("Earlier lines of this page"))
+        self.rows_down.setToolTip(self.tr("Later lines of this page"))
+        self._show_band()
+
     def show_state(self, state) -> None:
         """Draw the state's text, layer and neuron (with its knock-outs)."""
         units = state.units()
@@ -49,6 +92,10 @@ class NeuronTextView(QWidget):
         view, limit = state.view, state.limit()
         caption = self.tr("neuron #%1 of layer %2").replace("%1", str(state.neuron)).replace("%2", str(state.layer))
         self.text.set_content(view.chars, units[:, state.neuron], limit, view.unknown, view.position_offset, caption)
+        key = (view.chars, view.position_offset, state.layer, state.neuron)
+        if key != self._focus_key:              # a new text or neuron: its largest character on screen
+            self._focus_key = key
+            self.text.set_focus(lab.peak_index(units[:, state.neuron]))
         if state.scale == SCALE_LAYER:
             scale = self.tr("layer %1's largest").replace("%1", str(state.layer))
         else:
@@ -59,8 +106,11 @@ class NeuronTextView(QWidget):
         swatch = tinted_html(("−" + ends, "0", "+" + ends), (-limit, 0.0, limit), limit, pad=True)
         off = "" if (state.layer, state.neuron) not in state.ablation().neurons_off else \
             self.tr("<b>This neuron is knocked out</b>: it is 0 everywhere.")
+        unknown = "" if not view.unknown else self.tr("%1 in a red frame: a character outside the "
+                                                      "model's vocabulary, which it reads as “unknown”.") \
+            .replace("%1", f'<span style="color:{UNKNOWN_MARK};">�</span>')
         set_text(self.legend, i18n.sentences([self.tr("Colour %1 (%2 %3).").replace("%1", swatch)
-                                              .replace("%2", scale).replace("%3", where), off]))
+                                              .replace("%2", scale).replace("%3", where), off, unknown]))
 
 
 class ModelNeuronsPart(Part):
@@ -86,11 +136,12 @@ class ModelNeuronsPart(Part):
         flow = FlowLayout(controls, spacing=6)
         flow.addWidget(self.picker)
         flow.addWidget(paging)
+        flow.addWidget(self.scale)                     # the legend below gets the text's width
         for button in (self.previous_page, self.next_page):
             button.setMaximumWidth(button.fontMetrics().horizontalAdvance("◀") * 4)
 
         self.view = NeuronTextView("modelNeuronText")
-        self.view.legend_row.addWidget(self.scale)
+        paging_row.addWidget(self.view.band_bar)        # which lines of the page a projector shows
         self.rows = QComboBox()
         self.rows.setObjectName("modelHeatRows")
         self.heat_title = label("modelHeatTitle", wrap=True)
@@ -123,6 +174,7 @@ class ModelNeuronsPart(Part):
         column.addWidget(self.snippets_title)
         column.addWidget(self.snippets)
         column.addStretch(1)
+        self.snippets_column = column
         self.snippets_area = QScrollArea()
         self.snippets_area.setObjectName("modelSnippetsArea")
         self.snippets_area.setWidgetResizable(True)
@@ -156,11 +208,30 @@ class ModelNeuronsPart(Part):
         self.groups.cellClicked.connect(self._group_clicked)
         self.draw_again.clicked.connect(state.draw_again)
         self.snippets.positionClicked.connect(state.show_position)
+        self.snippets.shownChanged.connect(self._snippets_title)
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
         self.retranslate()
+
+    def _follow_presenting(self) -> None:
+        """On a projector the snippets list shows the snippets that fit whole (it does not
+        scroll), and the groups table takes only its rows' room, leaving the rest to them."""
+        presenting = appearance().presenting
+        self.snippets.set_whole_rows(presenting)
+        self.snippets_column.setStretchFactor(self.snippets, 1 if presenting else 0)
+        self.snippets_column.setStretch(2, 0 if presenting else 1)
+        self._fit_groups()
+
+    def _fit_groups(self) -> None:
+        table = self.groups
+        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+        whole = table.horizontalHeader().sizeHint().height() + rows + 2 * table.frameWidth()
+        table.setMaximumHeight(whole if appearance().presenting and table.rowCount() else 16777215)
 
     # --- language ------------------------------------------------------------------------------
     def retranslate(self) -> None:
         self.picker.retranslate()
+        self.view.retranslate()
         with QSignalBlocker(self.source):
             self.source.clear()
             self.source.addItem(self.tr("Validation text"), VALIDATION)
@@ -268,6 +339,7 @@ class ModelNeuronsPart(Part):
             text = self.tr("Ranking layer %1…").replace("%1", str(s.layer)) if s.rank_job is not None \
                 else self.tr("Layer %1 is not ranked yet.").replace("%1", str(s.layer))
             set_text(self.groups_note, esc(text))
+            self._fit_groups()
             return
         stats = s.stats[s.layer]
         rows = [(self.tr("top"), n) for n in groups.top] + [(self.tr("random"), n) for n in groups.random]
@@ -285,6 +357,7 @@ class ModelNeuronsPart(Part):
                                                "drawn at random (seed %4).")
                  .replace("%1", str(len(groups.top))).replace("%2", f"{chars:,}")
                  .replace("%3", str(len(groups.random))).replace("%4", str(groups.seed))))
+        self._fit_groups()
 
     def _select_group(self) -> None:
         with QSignalBlocker(self.groups):
@@ -296,14 +369,25 @@ class ModelNeuronsPart(Part):
 
     def _snippets(self) -> None:
         s = self.state
-        title = "<b>" + esc(self.tr("Where neuron #%1 fires most").replace("%1", str(s.neuron))) + "</b>"
         found = s.snippets()
         if not found:
-            set_text(self.snippets_title, title + "<br>" + esc(self.tr("Shown once the layer is ranked.")))
             self.snippets.set_lines((), 1.0)
+            self._snippets_title()
             return
-        set_text(self.snippets_title, title)
         stats = s.stats[s.layer]
         limit = lab.colour_limit(stats.max_activation if s.scale == SCALE_LAYER else stats.max_activation[s.neuron])
         self.snippets.set_lines([SnippetLine(format_number(f.snippet.value, 1), f.chars, f.values, f.peak,
                                              f.snippet.position) for f in found], limit)
+        self._snippets_title()
+
+    def _snippets_title(self) -> None:
+        """Names the neuron; says how many snippets are shown when not all of them fit."""
+        lines = self.snippets.lines
+        title = self.tr("Where neuron #%1 fires most").replace("%1", str(self.state.neuron))
+        if lines and self.snippets.shown() < len(lines):
+            title = self.tr("%1 (the strongest %2 of %3)").replace("%1", title) \
+                .replace("%2", str(self.snippets.shown())).replace("%3", str(len(lines)))
+        title = "<b>" + esc(title) + "</b>"
+        if not lines:
+            title += "<br>" + esc(self.tr("Shown once the layer is ranked."))
+        set_text(self.snippets_title, title)

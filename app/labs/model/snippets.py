@@ -32,9 +32,14 @@ class SnippetLine:
 class SnippetLines(QWidget):
     """Lines of tinted characters on the diverging scale ±limit; clicking a line's arrow emits
     `positionClicked(position)`. Where everything goes is worked out once per content, width and
-    font (`_place`); painting only fills and writes."""
+    font (`_place`); painting only fills and writes.
+
+    With whole_rows (a projector, where nobody scrolls) it takes the height it is given and
+    shows the snippets that fit in it whole, the strongest first, never half a line; `shown()`
+    says how many (`shownChanged` when that changes)."""
 
     positionClicked = Signal(int)
+    shownChanged = Signal()
 
     def __init__(self, name: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -46,6 +51,32 @@ class SnippetLines(QWidget):
         self.lines: tuple[SnippetLine, ...] = ()
         self.limit = 1.0
         self._placed: dict[int, tuple[list, int]] = {}      # width → (per snippet: value, cells, arrow; height)
+        self.whole_rows = False
+        self._shown = 0
+
+    def set_whole_rows(self, whole: bool) -> None:
+        if whole != self.whole_rows:
+            self.whole_rows = whole
+            vertical = QSizePolicy.Policy.Ignored if whole else QSizePolicy.Policy.Preferred
+            policy = QSizePolicy(QSizePolicy.Policy.Preferred, vertical)
+            policy.setHeightForWidth(not whole)
+            self.setSizePolicy(policy)
+            self.updateGeometry()
+            self._count_shown()
+
+    def shown(self) -> int:
+        """How many snippets are drawn: all, or (whole_rows) those whose every line fits."""
+        return self._shown
+
+    def _count_shown(self) -> None:
+        placed = self._place()
+        shown = len(placed)
+        if self.whole_rows:
+            shown = sum(1 for _value, _cells, arrow in placed if arrow.bottom() < self.height())
+        if shown != self._shown:
+            self._shown = shown
+            self.update()
+            self.shownChanged.emit()
 
     def set_lines(self, lines, limit: float) -> None:
         lines = tuple(lines)
@@ -55,11 +86,13 @@ class SnippetLines(QWidget):
         if reshaped:
             self._placed.clear()
             self.updateGeometry()
+        self._count_shown()
         self.update()
 
     def text(self) -> str:
-        """The lines as plain text: "3.2 the cat ⟶"."""
-        return "\n".join(f"{line.value} {''.join(map(shown_char, line.chars))} {ARROW}" for line in self.lines)
+        """The lines shown as plain text: "3.2 the cat ⟶"."""
+        return "\n".join(f"{line.value} {''.join(map(shown_char, line.chars))} {ARROW}"
+                         for line in self.lines[:self._shown])
 
     # --- geometry: from the font, so it follows the interface zoom -----------------------------
     def _place(self, width: int | None = None) -> list:
@@ -98,7 +131,11 @@ class SnippetLines(QWidget):
         return max((arrow.right() + 2 for _value, _cells, arrow in placed), default=0)
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
-        return True
+        return not self.whole_rows
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._count_shown()
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         self._place(width)
@@ -118,6 +155,7 @@ class SnippetLines(QWidget):
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):      # the zoom: new sizes
             self._placed.clear()
             self.updateGeometry()
+            self._count_shown()
             self.update()
 
     # --- drawing -------------------------------------------------------------------------------
@@ -130,7 +168,7 @@ class SnippetLines(QWidget):
         foreground = self.palette().color(QPalette.ColorRole.WindowText)
         link = self.palette().color(QPalette.ColorRole.Link)
         painter.setFont(plain)
-        for line, (value_rect, cells, arrow) in zip(self.lines, self._place()):
+        for line, (value_rect, cells, arrow) in zip(self.lines[:self._shown], self._place()):
             painter.setPen(foreground)
             painter.drawText(value_rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, line.value)
             for k, (cell, point, shown) in enumerate(cells):
@@ -150,7 +188,7 @@ class SnippetLines(QWidget):
     # --- clicking ------------------------------------------------------------------------------
     def arrows(self) -> list[QRect]:
         """Where each snippet's arrow is (widget coordinates)."""
-        return [arrow for _value, _cells, arrow in self._place()]
+        return [arrow for _value, _cells, arrow in self._place()[:self._shown]]
 
     def arrow_at(self, point) -> int | None:
         """The position whose arrow is at `point` (widget coordinates), or None."""
