@@ -19,6 +19,52 @@ from app.widgets.appearance import Colours, appearance
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, useOpenGL=False,
                     background="w", foreground="#222222")
 
+
+def _drop_spot_items(scatter) -> None:
+    """pyqtgraph 0.14's ScatterPlotItem makes a SpotItem per point when it is clicked (pointsAt) and
+    keeps them in its record array; each SpotItem holds a record of that array: a cycle through a
+    numpy object array, which the garbage collector cannot follow (numpy issue 6581). Its clear()
+    (every setData) then dropped the array and leaked them all; a scatter deleted with them leaked
+    them too. Nothing here uses SpotItems after the click that made them: they are dropped then."""
+    if scatter.data is not None and len(scatter.data):
+        scatter.data["item"][...] = None
+
+
+def _releasing_spots(method, before: bool):
+    """`method` of ScatterPlotItem, dropping the SpotItems before it runs (clear) or after (the
+    mouse handlers that make them)."""
+    def releasing(self, *args):
+        if before:
+            _drop_spot_items(self)
+        try:
+            return method(self, *args)
+        finally:
+            if not before:
+                _drop_spot_items(self)
+    releasing.__doc__ = method.__doc__
+    releasing.releases_spots = True
+    return releasing
+
+
+for _name, _before in (("clear", True), ("mouseClickEvent", False), ("hoverEvent", False)):
+    if not getattr(getattr(pg.ScatterPlotItem, _name), "releases_spots", False):
+        setattr(pg.ScatterPlotItem, _name, _releasing_spots(getattr(pg.ScatterPlotItem, _name), _before))
+
+def _without_background_cache(init):
+    """pyqtgraph's views cache their background, one plain colour, in a pixmap the size of the view
+    (4 MB at 1280 × 800), kept while the view is hidden: ~20 views held 13–18 MB, more after a
+    presentation or a larger window. Filling a colour on each paint costs next to nothing."""
+    def init_without_cache(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.setCacheMode(self.CacheModeFlag.CacheNone)
+    init_without_cache.__doc__ = init.__doc__
+    init_without_cache.caches_background = False
+    return init_without_cache
+
+
+if getattr(pg.GraphicsView.__init__, "caches_background", True):
+    pg.GraphicsView.__init__ = _without_background_cache(pg.GraphicsView.__init__)
+
 # Blue–white–orange, from ColorBrewer's PuOr family: distinguishable with the common colour
 # vision deficiencies, white at zero so "nothing" looks like nothing.
 _STOPS = [(0.0, "#2d004b"), (0.15, "#542788"), (0.3, "#8073ac"), (0.42, "#b2abd2"), (0.5, "#f7f7f7"),
