@@ -6,6 +6,7 @@ Numbers are printed by core.numbers (imported here for the views: one formatter,
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 import pyqtgraph as pg
@@ -64,6 +65,38 @@ def _without_background_cache(init):
 
 if getattr(pg.GraphicsView.__init__, "caches_background", True):
     pg.GraphicsView.__init__ = _without_background_cache(pg.GraphicsView.__init__)
+
+
+def _with_steady_view_slots(update_view):
+    """pyqtgraph connects an item's viewRangeChanged and viewTransformChanged to its view's signals
+    each time the item moves to another view or scene (a plot taken out of a layout and put back,
+    a scene shown again), and disconnects them from the view before. PySide 6.11 keeps a weakref
+    for every connection of a bound method of a plain Python class and does not drop it on
+    disconnect: 13,000 weakrefs (ButtonItem, TextItem) in a 10,000-action soak. So each item gets
+    the two slots once, as functions holding it weakly (a function connected is kept by the
+    connection, and nothing leaks on disconnect); pyqtgraph's calls reach its own methods."""
+    def update_view_with_steady_slots(self):
+        if "viewRangeChanged" not in vars(self):
+            item = weakref.ref(self)
+
+            def view_range_changed(*_args):
+                alive = item()
+                if alive is not None:
+                    type(alive).viewRangeChanged(alive)
+
+            def view_transform_changed(*_args):
+                alive = item()
+                if alive is not None:
+                    type(alive).viewTransformChanged(alive)
+            self.viewRangeChanged, self.viewTransformChanged = view_range_changed, view_transform_changed
+        return update_view(self)
+    update_view_with_steady_slots.__doc__ = update_view.__doc__
+    update_view_with_steady_slots.steady_slots = True
+    return update_view_with_steady_slots
+
+
+if not getattr(pg.GraphicsItem._updateView, "steady_slots", False):
+    pg.GraphicsItem._updateView = _with_steady_view_slots(pg.GraphicsItem._updateView)
 
 # Blue–white–orange, from ColorBrewer's PuOr family: distinguishable with the common colour
 # vision deficiencies, white at zero so "nothing" looks like nothing.

@@ -306,3 +306,49 @@ def test_no_plot_view_keeps_a_pixmap_of_its_background(blocklab_window):
 
     views = blocklab_window.window.findChildren(pg.GraphicsView)
     assert views and all(view.cacheMode() == QGraphicsView.CacheModeFlag.CacheNone for view in views)
+
+
+def test_a_plot_taken_out_of_its_layout_and_put_back_keeps_no_weakrefs(qtbot):
+    """Soak: +13,000 weakrefs in 10,000 actions (to pyqtgraph ButtonItems and TextItems, alive):
+    pyqtgraph reconnects an item's view slots, bound methods, whenever the item changes view or
+    scene, and PySide 6.11 keeps a weakref per connection of a bound method that its disconnect
+    does not drop. The slots are now functions made once per item; they still follow the view."""
+    import gc
+    import weakref
+
+    import pyqtgraph as pg
+
+    import app.widgets.style  # noqa: F401  (the patch)
+
+    class Label(pg.TextItem):
+        moved = 0
+
+        def viewRangeChanged(self):                 # noqa: N802 (pyqtgraph's name)
+            Label.moved += 1
+            super().viewRangeChanged()
+
+    def weakrefs() -> int:
+        gc.collect()
+        return sum(type(o) is weakref.ReferenceType for o in gc.get_objects())
+
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    plot = widget.addPlot(row=0, col=0)
+    label = Label("x")
+    plot.addItem(label)
+    widget.resize(300, 200)
+    widget.show()
+    qtbot.waitExposed(widget)
+    for _ in range(3):                              # what is made once
+        widget.ci.removeItem(plot)
+        widget.ci.addItem(plot, row=0, col=0)
+    before = weakrefs()
+    for _ in range(50):
+        widget.ci.removeItem(plot)
+        widget.ci.addItem(plot, row=0, col=0)
+    assert weakrefs() - before < 10
+    Label.moved = 0
+    plot.setXRange(5, 10)
+    assert Label.moved >= 1                          # the item still hears of its view's range
+    del label
+    plot.clear()
