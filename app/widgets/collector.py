@@ -9,9 +9,10 @@ cycles (pyqtgraph's items and a widget's slots make them). Destroying them off t
 QTimerInfoList::activateTimers (tests/app/test_model_lab.py crashed so once rankings kept their
 snippets; any job could hit it).
 
-So automatic collection is turned off and a timer on the GUI thread collects by the same
-thresholds, as pyqtgraph's GarbageCollector does: garbage waits at most INTERVAL_MS. Every worker
-installs it (`collect_on_gui_thread()`, once per application); a pool thread never collects.
+So automatic collection is turned off and a timer on the GUI thread collects instead, by the
+interpreter's own thresholds and rule for full collections: garbage waits at most INTERVAL_MS
+longer. Every worker installs it (`collect_on_gui_thread()`, once per application); a pool thread
+never collects.
 """
 from __future__ import annotations
 
@@ -27,12 +28,21 @@ _collector: GuiThreadCollector | None = None
 
 
 class GuiThreadCollector(QObject):
-    """Collects cyclic garbage from a GUI-thread timer, with automatic collection off."""
+    """Collects cyclic garbage from a GUI-thread timer, with automatic collection off.
+
+    The youngest generations are collected when their counts pass the thresholds, as the
+    interpreter does. The oldest, which holds nearly every object of the window (hundreds of
+    thousands: a full collection takes 100–400 ms), only when the objects that reached it since
+    the last full collection are a quarter of those that were there then: CPython's own rule
+    (long_lived_pending > long_lived_total / 4), without which a full collection would come every
+    hundred young ones (pyqtgraph's GarbageCollector does that) and stall the window."""
 
     def __init__(self, parent: QObject):
         super().__init__(parent)
         self.setObjectName("guiThreadCollector")
         self.thresholds = gc.get_threshold()
+        self.long_lived_total = 0          # objects in the oldest generation after the last full collection
+        self.long_lived_pending = 0        # objects moved there since
         self.timer = QTimer(self)
         self.timer.setObjectName("guiThreadCollectorTimer")
         self.timer.timeout.connect(self.check)
@@ -40,8 +50,7 @@ class GuiThreadCollector(QObject):
         self.timer.start(INTERVAL_MS)
 
     def check(self) -> int | None:
-        """Collect the generations whose counts passed their thresholds (what the interpreter would
-        have collected by now); the generation collected, or None."""
+        """Collect what the interpreter would have collected by now; the generation collected, or None."""
         if gc.isenabled():             # something turned automatic collection back on
             gc.disable()
         counts, generation = gc.get_count(), None
@@ -49,8 +58,18 @@ class GuiThreadCollector(QObject):
             if counts[level] <= self.thresholds[level]:
                 break
             generation = level
-        if generation is not None:
-            gc.collect(generation)
+        if generation == 2 and self.long_lived_pending <= self.long_lived_total // 4:
+            generation = 1
+        if generation is None:
+            return None
+        if generation == 2:
+            gc.collect(2)
+            self.long_lived_total, self.long_lived_pending = len(gc.get_objects(2)), 0
+        elif generation == 1:
+            young = len(gc.get_objects(0)) + len(gc.get_objects(1))
+            self.long_lived_pending += max(0, young - gc.collect(1))     # the survivors moved to the oldest
+        else:
+            gc.collect(0)
         return generation
 
 

@@ -52,3 +52,17 @@ def test_automatic_collection_stays_off_and_the_timer_collects_by_the_thresholds
     keep = [[] for _ in range(2 * collector.thresholds[0])]
     assert collector.check() == 0                  # the youngest generation is due
     assert len(keep) and gc.get_count()[0] < collector.thresholds[0]
+
+
+def test_a_full_collection_waits_for_a_quarter_more_long_lived_objects(qapp, monkeypatch):
+    """The oldest generation holds most of the window: collected only under CPython's own rule, not
+    every hundred young collections (which would stall the window for a few hundred ms each time)."""
+    collector = collect_on_gui_thread()
+    monkeypatch.setattr(collector, "thresholds", (-1, -1, -1))       # every generation's count is due
+    monkeypatch.setattr(collector, "long_lived_total", 1000)
+    monkeypatch.setattr(collector, "long_lived_pending", 100)
+    assert collector.check() == 1                  # 100 new long-lived objects of 1,000: not yet
+    assert collector.long_lived_pending >= 100
+    collector.long_lived_pending = 300
+    assert collector.check() == 2                  # a quarter more: a full collection
+    assert collector.long_lived_pending == 0 and collector.long_lived_total > 1000      # counted again
