@@ -81,6 +81,24 @@ def trim_malloc() -> None:
         pass
 
 
+def rss_by_mapping() -> dict[str, float]:
+    """Resident KB by what is mapped (/proc/self/smaps): a file's path (its mappings summed: Qt maps
+    a font once per face it opens), "[heap]", or "[anon]" (NumPy's large arrays, malloc's arenas)."""
+    found: dict[str, float] = {}
+    name = "[anon]"
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
+            for line in smaps:
+                parts = line.split()
+                if not parts[0].endswith(":"):
+                    name = parts[5] if len(parts) > 5 else "[anon]"
+                elif parts[0] == "Rss:":
+                    found[name] = found.get(name, 0.0) + float(parts[1])
+    except OSError:
+        pass
+    return found
+
+
 def settle_jobs(window, milliseconds: int) -> bool:
     """Cancel the window's background jobs and wait until each has stopped (False: still running)."""
     from PySide6.QtWidgets import QApplication
@@ -181,6 +199,7 @@ class Soak:
         self.censuses: list[dict] = []         # --object-diff: what was alive at each checkpoint
         self.untrimmed: list[float] = []       # RSS at each checkpoint before malloc_trim
         self.parts: list[tuple[float, float, float]] = []   # (RssAnon, RssFile, malloc in use) at checkpoints
+        self.mappings: list[dict[str, float]] = []  # resident KB by mapping name at checkpoints
         self.unsettled = 0                     # checkpoints at which background jobs were still running
 
         sys.excepthook = self._exception
@@ -702,6 +721,7 @@ class Soak:
         trim_malloc()
         self.untrimmed.append(untrimmed)
         self.parts.append((rss_mb("RssAnon"), rss_mb("RssFile"), malloc_in_use_mb()))
+        self.mappings.append(rss_by_mapping())
         return rss_mb(), len(gc.get_objects())
 
     def census(self) -> dict:
@@ -834,12 +854,19 @@ class Soak:
               f"at the end: rss {final[0]:.1f} MB, {final[1]} objects")
         if len(self.untrimmed) >= 2:
             print(f"rss before giving free heap pages back (malloc_trim): {self.untrimmed[0]:.1f} -> "
-                  f"{self.untrimmed[-1]:.1f} MB (+{self.untrimmed[-1] - self.untrimmed[0]:.1f})")
+                  f"{self.untrimmed[-1]:.1f} MB ({self.untrimmed[-1] - self.untrimmed[0]:+.1f})")
             (anon0, file0, heap0), (anon1, file1, heap1) = self.parts[0], self.parts[-1]
             print(f"rss of which private (RssAnon): {anon0:.1f} -> {anon1:.1f} MB ({anon1 - anon0:+.1f}); "
                   f"mapped files (RssFile: libraries, fonts): {file0:.1f} -> {file1:.1f} MB ({file1 - file0:+.1f})")
             print(f"C heap in use (mallinfo2): {heap0:.1f} -> {heap1:.1f} MB ({heap1 - heap0:+.1f}); Python's "
                   f"own small-object arenas are outside it")
+        if len(self.mappings) >= 2:
+            first, last = self.mappings[0], self.mappings[-1]
+            moved = sorted(((last.get(n, 0.0) - first.get(n, 0.0), n) for n in set(first) | set(last)),
+                           key=lambda change: -abs(change[0]))
+            print("rss by mapping (MB, first checkpoint -> last; the largest changes): " + "; ".join(
+                f"{n} {first.get(n, 0.0) / 1024:.1f} -> {last.get(n, 0.0) / 1024:.1f} ({kb / 1024:+.1f})"
+                for kb, n in moved[:6] if abs(kb) >= 512))
         if self.unsettled:
             print(f"background jobs still running at {self.unsettled} checkpoint(s) 120 s after being cancelled")
         for text in self.exceptions:
