@@ -67,14 +67,17 @@ class Catalog(QTranslator):
         self.hits: set[tuple[str, str]] = set()           # (context, source) found (zh)
 
     def load_language(self, code: str) -> None:
+        # The translators belong to this catalog's Python side only (no Qt parent): the ones of the
+        # language left are freed here, not kept as children for the application's life (each
+        # holds its loaded catalogs; a language switch kept two more).
         self.code = code
         self._ours = self._qt = None
         if code == "en":
             return
-        ours = QTranslator(self)
+        ours = QTranslator()
         if ours.load(str(I18N / f"blocklab_{code}.qm")):
             self._ours = ours
-        qt = QTranslator(self)
+        qt = QTranslator()
         if qt.load(f"qtbase_{QT_NAMES.get(code, code)}", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
             self._qt = qt
 

@@ -22,8 +22,10 @@ in slots and virtual methods), then figures, ending with machine-readable lines:
     action_p50_ms=X  object_growth=N  exceptions=N  rss_growth_mb=X  action_p95_ms=X
 
 Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
-zoom, garbage collected, the C heap's free pages given back with malloc_trim; the RSS before that
-is printed too): after the warm-up (the first 10 % of the actions) and at the end.
+zoom, no background job: running ones are cancelled, garbage collected, the C heap's free pages
+given back with malloc_trim; the RSS before that is printed too, and how much of it is private
+memory and how much pages of mapped files such as fonts): after the warm-up (the first 10 % of the
+actions) and at the end.
 With --object-diff the two checkpoints also count Python objects by type and the window's Qt objects
 (by class, and by class, objectName and parent; every widget; every graphics scene's items), and
 print what grew, with the chain of referrers that keeps the newest object of each growing type
@@ -56,10 +58,14 @@ REFUSED = ("abc", "nan", "NaN", "1e400", "-1e400", "inf", "-inf", "", "  ", "1,5
 EXTREME = ("1e6", "-1e6", "1e-300", "-0", "0", "1e5", "−2.5", " 3 ", "999999", "1e-7")
 
 
-def rss_mb() -> float:
+def rss_mb(field: str = "VmRSS") -> float:
+    """Resident memory in MB: all of it (VmRSS), or its private part (RssAnon: the heaps, NumPy's
+    arrays, Qt's objects) or the pages of mapped files (RssFile: libraries and fonts, shared with
+    the page cache and given back under pressure; the CJK fonts' glyphs add tens of MB the first time
+    they are drawn)."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
 
@@ -73,6 +79,52 @@ def trim_malloc() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
+
+
+def rss_by_mapping() -> dict[str, float]:
+    """Resident KB by what is mapped (/proc/self/smaps): a file's path (its mappings summed: Qt maps
+    a font once per face it opens), "[heap]", or "[anon]" (NumPy's large arrays, malloc's arenas)."""
+    found: dict[str, float] = {}
+    name = "[anon]"
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
+            for line in smaps:
+                parts = line.split()
+                if not parts[0].endswith(":"):
+                    name = parts[5] if len(parts) > 5 else "[anon]"
+                elif parts[0] == "Rss:":
+                    found[name] = found.get(name, 0.0) + float(parts[1])
+    except OSError:
+        pass
+    return found
+
+
+def settle_jobs(window, milliseconds: int) -> bool:
+    """Cancel the window's background jobs and wait until each has stopped (False: still running)."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.widgets.worker import Worker, settle
+    for worker in window.findChildren(Worker):
+        worker.cancel()
+    return settle(QApplication.instance(), milliseconds)
+
+
+def malloc_in_use_mb() -> float:
+    """What the C heap has handed out and not had back (glibc's mallinfo2: every arena and the
+    mmapped chunks): Qt's objects, NumPy's arrays, Python's large objects. NaN elsewhere."""
+    try:
+        import ctypes
+
+        class MallInfo2(ctypes.Structure):
+            _fields_ = [(name, ctypes.c_size_t) for name in
+                        ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+                         "fordblks", "keepcost")]
+        mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+        mallinfo2.restype = MallInfo2
+        info = mallinfo2()
+        return (info.uordblks + info.hblkhd) / 2**20
+    except (OSError, AttributeError):
+        return float("nan")
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -146,6 +198,9 @@ class Soak:
         self.default = default_scenario()
         self.censuses: list[dict] = []         # --object-diff: what was alive at each checkpoint
         self.untrimmed: list[float] = []       # RSS at each checkpoint before malloc_trim
+        self.parts: list[tuple[float, float, float]] = []   # (RssAnon, RssFile, malloc in use) at checkpoints
+        self.mappings: list[dict[str, float]] = []  # resident KB by mapping name at checkpoints
+        self.unsettled = 0                     # checkpoints at which background jobs were still running
 
         sys.excepthook = self._exception
         sys.unraisablehook = lambda hook: self._exception(hook.exc_type, hook.exc_value, hook.exc_traceback)
@@ -603,8 +658,8 @@ class Soak:
     # --- checkpoints ----------------------------------------------------------------------------
     def tour(self) -> None:
         """Before the warm-up: build what is built once, on first use (every file, every lesson step
-        and its lab panel, every zoom level, theme and presentation mode), so that memory measured
-        later is growth, not first use."""
+        and its lab panel, every zoom level, theme and presentation mode, the other language), so
+        that memory measured later is growth, not first use."""
         from PySide6.QtGui import QAction
         from PySide6.QtWidgets import QMessageBox
         window = self.window
@@ -625,6 +680,9 @@ class Soak:
                 action.trigger()
                 self.settle()
             window.presentation.theme_actions["system"].trigger()
+            for code in ("zh", "en", self.args.lang):      # the other language's fonts, once
+                window.findChild(QAction, f"actionLanguage_{code}").trigger()
+                self.settle()
         finally:
             self.answer = None
 
@@ -644,6 +702,12 @@ class Soak:
             appearance().reset()
             window.resize(*self.args.size)
             self.settle()
+            # No background work at a checkpoint: memory is read in a steady state, not somewhere in
+            # a job's progress (the model lab's ranking fills a 200 MB array for a minute or more).
+            # Running jobs are cancelled (their panels start them again when next shown).
+            if not settle_jobs(self.window, 120_000):
+                self.unsettled += 1
+            self.settle()
         finally:
             self.answer = None
         for _ in range(3):
@@ -656,6 +720,8 @@ class Soak:
         untrimmed = rss_mb()
         trim_malloc()
         self.untrimmed.append(untrimmed)
+        self.parts.append((rss_mb("RssAnon"), rss_mb("RssFile"), malloc_in_use_mb()))
+        self.mappings.append(rss_by_mapping())
         return rss_mb(), len(gc.get_objects())
 
     def census(self) -> dict:
@@ -756,7 +822,8 @@ class Soak:
             if self.args.trace:
                 print(f"{number} {self.last_action} {self.detail}", file=sys.stderr, flush=True)
             if self.args.progress and number and number % self.args.progress == 0:
-                print(f"... {number} actions, {time.perf_counter() - began:.0f} s, rss {rss_mb():.1f} MB, "
+                print(f"... {number} actions, {time.perf_counter() - began:.0f} s, rss {rss_mb():.1f} MB "
+                      f"(private {rss_mb('RssAnon'):.1f}, C heap in use {malloc_in_use_mb():.1f}), "
                       f"exceptions {len(self.exceptions)}", flush=True)
         self.done = actions
         if baseline is None:
@@ -787,7 +854,21 @@ class Soak:
               f"at the end: rss {final[0]:.1f} MB, {final[1]} objects")
         if len(self.untrimmed) >= 2:
             print(f"rss before giving free heap pages back (malloc_trim): {self.untrimmed[0]:.1f} -> "
-                  f"{self.untrimmed[-1]:.1f} MB (+{self.untrimmed[-1] - self.untrimmed[0]:.1f})")
+                  f"{self.untrimmed[-1]:.1f} MB ({self.untrimmed[-1] - self.untrimmed[0]:+.1f})")
+            (anon0, file0, heap0), (anon1, file1, heap1) = self.parts[0], self.parts[-1]
+            print(f"rss of which private (RssAnon): {anon0:.1f} -> {anon1:.1f} MB ({anon1 - anon0:+.1f}); "
+                  f"mapped files (RssFile: libraries, fonts): {file0:.1f} -> {file1:.1f} MB ({file1 - file0:+.1f})")
+            print(f"C heap in use (mallinfo2): {heap0:.1f} -> {heap1:.1f} MB ({heap1 - heap0:+.1f}); Python's "
+                  f"own small-object arenas are outside it")
+        if len(self.mappings) >= 2:
+            first, last = self.mappings[0], self.mappings[-1]
+            moved = sorted(((last.get(n, 0.0) - first.get(n, 0.0), n) for n in set(first) | set(last)),
+                           key=lambda change: -abs(change[0]))
+            print("rss by mapping (MB, first checkpoint -> last; the largest changes): " + "; ".join(
+                f"{n} {first.get(n, 0.0) / 1024:.1f} -> {last.get(n, 0.0) / 1024:.1f} ({kb / 1024:+.1f})"
+                for kb, n in moved[:6] if abs(kb) >= 512))
+        if self.unsettled:
+            print(f"background jobs still running at {self.unsettled} checkpoint(s) 120 s after being cancelled")
         for text in self.exceptions:
             print(text)
         self.print_object_diff()

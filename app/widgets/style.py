@@ -6,6 +6,7 @@ Numbers are printed by core.numbers (imported here for the views: one formatter,
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 import pyqtgraph as pg
@@ -18,6 +19,84 @@ from app.widgets.appearance import Colours, appearance
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True, useOpenGL=False,
                     background="w", foreground="#222222")
+
+
+def _drop_spot_items(scatter) -> None:
+    """pyqtgraph 0.14's ScatterPlotItem makes a SpotItem per point when it is clicked (pointsAt) and
+    keeps them in its record array; each SpotItem holds a record of that array: a cycle through a
+    numpy object array, which the garbage collector cannot follow (numpy issue 6581). Its clear()
+    (every setData) then dropped the array and leaked them all; a scatter deleted with them leaked
+    them too. Nothing here uses SpotItems after the click that made them: they are dropped then."""
+    if scatter.data is not None and len(scatter.data):
+        scatter.data["item"][...] = None
+
+
+def _releasing_spots(method, before: bool):
+    """`method` of ScatterPlotItem, dropping the SpotItems before it runs (clear) or after (the
+    mouse handlers that make them)."""
+    def releasing(self, *args):
+        if before:
+            _drop_spot_items(self)
+        try:
+            return method(self, *args)
+        finally:
+            if not before:
+                _drop_spot_items(self)
+    releasing.__doc__ = method.__doc__
+    releasing.releases_spots = True
+    return releasing
+
+
+for _name, _before in (("clear", True), ("mouseClickEvent", False), ("hoverEvent", False)):
+    if not getattr(getattr(pg.ScatterPlotItem, _name), "releases_spots", False):
+        setattr(pg.ScatterPlotItem, _name, _releasing_spots(getattr(pg.ScatterPlotItem, _name), _before))
+
+def _without_background_cache(init):
+    """pyqtgraph's views cache their background, one plain colour, in a pixmap the size of the view
+    (4 MB at 1280 × 800), kept while the view is hidden: ~20 views held 13–18 MB, more after a
+    presentation or a larger window. Filling a colour on each paint costs next to nothing."""
+    def init_without_cache(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.setCacheMode(self.CacheModeFlag.CacheNone)
+    init_without_cache.__doc__ = init.__doc__
+    init_without_cache.caches_background = False
+    return init_without_cache
+
+
+if getattr(pg.GraphicsView.__init__, "caches_background", True):
+    pg.GraphicsView.__init__ = _without_background_cache(pg.GraphicsView.__init__)
+
+
+def _with_steady_view_slots(update_view):
+    """pyqtgraph connects an item's viewRangeChanged and viewTransformChanged to its view's signals
+    each time the item moves to another view or scene (a plot taken out of a layout and put back,
+    a scene shown again), and disconnects them from the view before. PySide 6.11 keeps a weakref
+    for every connection of a bound method of a plain Python class and does not drop it on
+    disconnect: 13,000 weakrefs (ButtonItem, TextItem) in a 10,000-action soak. So each item gets
+    the two slots once, as functions holding it weakly (a function connected is kept by the
+    connection, and nothing leaks on disconnect); pyqtgraph's calls reach its own methods."""
+    def update_view_with_steady_slots(self):
+        if "viewRangeChanged" not in vars(self):
+            item = weakref.ref(self)
+
+            def view_range_changed(*_args):
+                alive = item()
+                if alive is not None:
+                    type(alive).viewRangeChanged(alive)
+
+            def view_transform_changed(*_args):
+                alive = item()
+                if alive is not None:
+                    type(alive).viewTransformChanged(alive)
+            self.viewRangeChanged, self.viewTransformChanged = view_range_changed, view_transform_changed
+        return update_view(self)
+    update_view_with_steady_slots.__doc__ = update_view.__doc__
+    update_view_with_steady_slots.steady_slots = True
+    return update_view_with_steady_slots
+
+
+if not getattr(pg.GraphicsItem._updateView, "steady_slots", False):
+    pg.GraphicsItem._updateView = _with_steady_view_slots(pg.GraphicsItem._updateView)
 
 # Blue–white–orange, from ColorBrewer's PuOr family: distinguishable with the common colour
 # vision deficiencies, white at zero so "nothing" looks like nothing.

@@ -31,6 +31,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
+from app.widgets.collector import collect_on_gui_thread
+
 Job = Callable[[Callable[[float], bool]], Any]
 PROGRESS_STEP = 0.01          # progress is reported at most every 1 %
 EXIT_WAIT_S = 5.0             # at exit, how long to wait for the running jobs to stop
@@ -112,6 +114,7 @@ class Worker(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
+        collect_on_gui_thread()                # a pool thread never collects Qt objects' cycles
         self.generation = 0
         self.busy = False
         self._stop = threading.Event()

@@ -226,14 +226,6 @@ def groups(stats: NeuronStats, top_k: int = TOP_K, random_k: int = RANDOM_K, see
     return Groups(top, tuple(int(n) for n in drawn), int(seed))
 
 
-def compact_stats(stats: NeuronStats) -> NeuronStats:
-    """The same statistics with the activations kept as float16 (a quarter of the memory; the
-    maxima stay exact), stored neuron by neuron so that one neuron's column is contiguous."""
-    acts = np.ascontiguousarray(np.asarray(stats.activations, dtype=np.float16).T).T
-    acts.setflags(write=False)
-    return NeuronStats(stats.layer, acts, np.asarray(stats.max_activation), np.asarray(stats.argmax))
-
-
 @dataclass(frozen=True)
 class SnippetView:
     """One top-activating snippet: its characters and the neuron's value at each."""
@@ -243,14 +235,57 @@ class SnippetView:
     peak: int                  # index of the peak character inside chars
 
 
-def snippets(model: Model, stats: NeuronStats, neuron: int, k: int = SNIPPETS, radius: int = SNIPPET_RADIUS,
-             ids: np.ndarray | None = None) -> list[SnippetView]:
-    """The places where `neuron` fires most over the ranked text, with the value at every character."""
+@dataclass(frozen=True)
+class RankedLayer:
+    """What the lab keeps of a layer's ranking: each neuron's maximum, where it is, and its
+    SNIPPETS snippets (SNIPPET_RADIUS) with the neuron's value at each of their characters — not
+    the characters × neurons activations they come from, which take 50 MB a layer even as float16
+    (200 MB for the shipped model's four layers). About 1 MB a layer."""
+    layer: int
+    chars: int                                      # characters ranked
+    max_activation: np.ndarray                      # (F,)
+    argmax: np.ndarray                              # (F,)
+    snippets: tuple[tuple[Snippet, ...], ...]       # per neuron, best first
+    values: np.ndarray                              # (F, SNIPPETS, 2·SNIPPET_RADIUS + 1): snippet i of a neuron
+                                                    # is values[neuron, i, :end - start]
+
+    def ranked(self, k: int | None = None) -> np.ndarray:
+        """Neuron indices by maximum activation, highest first (ties: lower index first)."""
+        order = np.argsort(-self.max_activation, kind="stable")
+        return order if k is None else order[:k]
+
+
+def ranked_layer(model: Model, stats: NeuronStats, ids: np.ndarray | None = None) -> RankedLayer:
+    """The ranking of a layer over `ids` (default: the validation text) as the lab keeps it: every
+    neuron's snippets found now (about a second for 688 neurons), then the activations dropped."""
+    ids = np.asarray(model.val_ids if ids is None else ids)[:len(stats.activations)]
+    neurons = stats.activations.shape[1]
+    values = np.full((neurons, SNIPPETS, 2 * SNIPPET_RADIUS + 1), np.nan)
+    found = []
+    for neuron in range(neurons):
+        views = snippets(model, stats, neuron, ids=ids)
+        for i, view in enumerate(views):
+            values[neuron, i, :len(view.values)] = view.values
+        found.append(tuple(view.snippet for view in views))
+    return RankedLayer(stats.layer, len(stats.activations), np.asarray(stats.max_activation),
+                       np.asarray(stats.argmax), tuple(found), values)
+
+
+def snippets(model: Model, stats: NeuronStats | RankedLayer, neuron: int, k: int = SNIPPETS,
+             radius: int = SNIPPET_RADIUS, ids: np.ndarray | None = None) -> list[SnippetView]:
+    """The places where `neuron` fires most over the ranked text, with the value at every character
+    (a RankedLayer has them for the lab's k and radius only)."""
+    if isinstance(stats, RankedLayer):
+        if (k, radius) != (SNIPPETS, SNIPPET_RADIUS):
+            raise ValueError(f"a ranked layer keeps {SNIPPETS} snippets of radius {SNIPPET_RADIUS}")
+        return [SnippetView(snippet, tuple(snippet.text), stats.values[neuron, i, :snippet.end - snippet.start].copy(),
+                            snippet.position - snippet.start)
+                for i, snippet in enumerate(stats.snippets[neuron])]
     ids = np.asarray(model.val_ids if ids is None else ids)
     column = stats.activations[:, neuron]
     found = []
     for snippet in top_snippets(model, stats, neuron, ids, k=k, radius=radius):
-        values = np.asarray(column[snippet.start:snippet.end], dtype=np.float64)
+        values = np.array(column[snippet.start:snippet.end], dtype=np.float64)     # a copy: no view of the activations
         found.append(SnippetView(snippet, tuple(snippet.text), values, snippet.position - snippet.start))
     return found
 

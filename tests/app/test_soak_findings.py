@@ -12,10 +12,9 @@ def test_a_wide_ffn_costs_no_number_items_in_the_hidden_unit_maps(qtbot, session
     after a few such edits. Items are made only for numbers that may be shown."""
     from app.explorer.plots.hidden import HiddenUnitsTab
     tab = show(qtbot, HiddenUnitsTab(session), 700, 400)
-    before = [len(heatmap.numbers.items) for heatmap in tab.maps.values()]
     assert session.set_config(d_ff=300)
     tab.refresh()
-    assert [len(heatmap.numbers.items) for heatmap in tab.maps.values()] == before
+    assert [len(heatmap.numbers.items) for heatmap in tab.maps.values()] == [0, 0, 0]
     assert session.set_config(d_ff=8)            # numbered again: every cell has its number
     tab.refresh()
     T = len(session.tokens)
@@ -24,6 +23,39 @@ def test_a_wide_ffn_costs_no_number_items_in_the_hidden_unit_maps(qtbot, session
     positions = {(round(item.pos().x(), 2), round(item.pos().y(), 2)) for item in shown}
     assert len(positions) == len(shown)           # each on its own cell
 
+
+
+def test_the_number_items_of_a_heatmap_follow_the_matrix_shown(qtbot, session):
+    """Soak: +642 pg.TextItems (+1,284 scene items, +5,000 weakrefs) in the hidden-unit maps in 1,800
+    actions, and as many in the attention maps: each map kept a number item for every cell of the
+    largest matrix it had ever numbered (up to 400), hidden. An item costs ~40 KB (its
+    QTextDocument): 10 maps × 400 would be 160 MB. A smaller matrix now deletes what it does not use."""
+    import gc
+
+    import pyqtgraph as pg
+
+    from app.explorer.plots.hidden import HiddenUnitsTab
+
+    def text_items() -> int:
+        gc.collect()
+        return sum(isinstance(o, pg.TextItem) for o in gc.get_objects())
+
+    tab = show(qtbot, HiddenUnitsTab(session), 1200, 700)
+    T = len(session.tokens)
+    assert session.set_config(d_ff=2)
+    tab.refresh()
+    small = text_items()
+    assert session.set_config(d_ff=8)
+    tab.refresh()
+    shown = [len(heatmap.numbers.shown_items()) for heatmap in tab.maps.values()]
+    assert sorted(shown) == [0, T * 8, T * 8]          # pre and post numbered, every cell (no gate)
+    assert text_items() == small + 2 * T * 6
+    assert session.set_config(d_ff=2)
+    tab.refresh()
+    assert [len(heatmap.numbers.items) for heatmap in tab.maps.values()] == [len(h.numbers.shown_items())
+                                                                              for h in tab.maps.values()]
+    assert text_items() == small
+    tab.close()
 
 def test_a_hidden_ffn_page_survives_a_language_change_after_attention_went_off(qtbot):
     """Soak, seed 1 (action 477): the FFN page, hidden, had not heard that the open block lost its
@@ -162,3 +194,161 @@ def test_a_finished_background_job_is_freed(qtbot):
     assert worker.wait(5000)
     assert alive(_Run) == before_runs and alive(Payload) == before_payloads
     worker.close()
+
+
+
+def test_a_click_on_a_scatter_leaves_no_spot_items_behind(qtbot, session):
+    """Soak: +1,143 pyqtgraph SpotItems in 1,800 actions. A left click on a scatter's points (the
+    activation tab's units) makes a SpotItem for every point (pyqtgraph's pointsAt); the next
+    setData dropped the array holding them, but each SpotItem and the array hold each other through
+    a numpy object array, a cycle the garbage collector cannot see: leaked for good, per click."""
+    import gc
+
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtTest import QTest
+
+    from app.explorer.plots.activation import ActivationTab
+
+    def spots() -> int:
+        gc.collect()
+        return sum(type(o).__name__ == "SpotItem" for o in gc.get_objects())
+
+    tab = show(qtbot, ActivationTab(session), 600, 400)
+    before = spots()
+    after = []
+    for step in range(6):
+        xs, ys = tab.points.getData()
+        at = tab.graphics.mapFromScene(tab.plot.vb.mapViewToScene(QPointF(float(xs[0]), float(ys[0]))))
+        clicked = []
+        tab.points.sigClicked.connect(lambda _scatter, points, _event: clicked.append(len(points)))
+        QTest.mouseClick(tab.graphics.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
+        assert clicked and clicked[0] >= 1            # the click made SpotItems (what leaked) and found a point
+        assert session.set_value("W_in", (0, 0), step / 3)
+        tab.refresh()
+        after.append(spots())
+    # only what the last click hit is kept (the scatter's ptsClicked): one click's worth at most
+    assert max(after) <= before + len(xs), after
+    tab.close()
+
+
+def test_a_ranked_model_layer_keeps_its_snippets_not_its_activations(qtbot, tmp_path, monkeypatch):
+    """Soak: the model lab kept each ranked layer's hidden units at every character of the validation
+    text (38,230 × 688 as float16: 50 MB a layer, 200 MB for four), so RSS climbed by 50 MB each time
+    the soak's clicks ranked another layer. A ranked layer now keeps each neuron's maximum and its
+    snippets (what the lab shows): the same table and snippets, a few hundred KB."""
+    import numpy as np
+
+    from app.labs.model import ModelLabPanel
+    from app.labs.model.state import ModelLabState, shared_model
+    from core.labs import model_lab as lab
+    from core.model import neuron_stats
+    from tests.app.helpers import make_session, settle
+    from tests.core.test_model import synthetic_arrays
+
+    path = tmp_path / "tiny.npz"
+    np.savez(path, **synthetic_arrays())
+    monkeypatch.setattr(ModelLabState, "RANK_CHARS", 200)
+    panel = show(qtbot, ModelLabPanel(make_session(), model_path=path), 1000, 700)
+    panel.set_focus("neurons")
+    state, model = panel.state, shared_model(path)
+    for layer in range(model.config.n_layers):
+        state.rank(layer)
+        settle(lambda: state.rank_job is None, turns=100_000)
+    assert sorted(state.stats) == list(range(model.config.n_layers))
+    ids = model.val_ids[:200]
+    for layer, kept in state.stats.items():
+        arrays = [value for value in vars(kept).values() if isinstance(value, np.ndarray)]
+        per_neuron = lab.SNIPPETS * (2 * lab.SNIPPET_RADIUS + 1)      # nothing per character of the text
+        assert all(array.shape[0] == model.config.d_ff and array.size <= model.config.d_ff * per_neuron
+                   and array.base is None for array in arrays)          # (nor a view that keeps the activations)
+        full = neuron_stats(model, ids, layer)
+        assert np.array_equal(kept.max_activation, full.max_activation) and kept.chars == len(ids)
+        for neuron in (0, int(full.ranked(1)[0])):
+            assert [v.snippet for v in lab.snippets(model, kept, neuron)] == \
+                [v.snippet for v in lab.snippets(model, full, neuron, ids=ids)]
+    panel.close()
+    settle(lambda: state.rank_job is None and state.ablation_job is None, turns=100_000)
+
+
+def test_a_language_switch_keeps_no_translators_of_the_language_left(qapp):
+    """Soak: +16 QTranslators in 10,000 actions: each switch to Chinese made two translators as Qt
+    children of the application's catalog (its own strings and Qt's), and the switch back only
+    dropped the catalog's Python references: each kept its loaded catalogs for the application's life."""
+    import gc
+
+    from PySide6.QtCore import QCoreApplication, QTranslator
+
+    from app import i18n
+
+    def translators() -> int:
+        gc.collect()
+        return sum(isinstance(o, QTranslator) for o in gc.get_objects()) + len(i18n.catalog().findChildren(QTranslator))
+
+    start = i18n.language()
+    i18n.install("zh")
+    i18n.install("en")
+    before = translators()
+    for _ in range(4):
+        i18n.install("zh")
+        assert QCoreApplication.translate("DataflowScene", "input x") == "输入 x"      # in Chinese
+        assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"        # Qt's own strings too
+        i18n.install("en")
+    assert translators() == before
+    i18n.install(start)
+
+
+def test_no_plot_view_keeps_a_pixmap_of_its_background(blocklab_window):
+    """Soak (heaptrack): 13 MB of viewport-sized pixmaps more at the end than after the warm-up,
+    made in QGraphicsView::paintEvent: pyqtgraph's views cache their one-colour background, one
+    pixmap per view, kept while the view is hidden. No view of the window caches it."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QGraphicsView
+
+    views = blocklab_window.window.findChildren(pg.GraphicsView)
+    assert views and all(view.cacheMode() == QGraphicsView.CacheModeFlag.CacheNone for view in views)
+
+
+def test_a_plot_taken_out_of_its_layout_and_put_back_keeps_no_weakrefs(qtbot):
+    """Soak: +13,000 weakrefs in 10,000 actions (to pyqtgraph ButtonItems and TextItems, alive):
+    pyqtgraph reconnects an item's view slots, bound methods, whenever the item changes view or
+    scene, and PySide 6.11 keeps a weakref per connection of a bound method that its disconnect
+    does not drop. The slots are now functions made once per item; they still follow the view."""
+    import gc
+    import weakref
+
+    import pyqtgraph as pg
+
+    import app.widgets.style  # noqa: F401  (the patch)
+
+    class Label(pg.TextItem):
+        moved = 0
+
+        def viewRangeChanged(self):                 # noqa: N802 (pyqtgraph's name)
+            Label.moved += 1
+            super().viewRangeChanged()
+
+    def weakrefs() -> int:
+        gc.collect()
+        return sum(type(o) is weakref.ReferenceType for o in gc.get_objects())
+
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    plot = widget.addPlot(row=0, col=0)
+    label = Label("x")
+    plot.addItem(label)
+    widget.resize(300, 200)
+    widget.show()
+    qtbot.waitExposed(widget)
+    for _ in range(3):                              # what is made once
+        widget.ci.removeItem(plot)
+        widget.ci.addItem(plot, row=0, col=0)
+    before = weakrefs()
+    for _ in range(50):
+        widget.ci.removeItem(plot)
+        widget.ci.addItem(plot, row=0, col=0)
+    assert weakrefs() - before < 10
+    Label.moved = 0
+    plot.setXRange(5, 10)
+    assert Label.moved >= 1                          # the item still hears of its view's range
+    del label
+    plot.clear()

@@ -103,12 +103,18 @@ def test_groups_compact_stats_and_snippets(tiny):
     assert g.top == tuple(int(n) for n in stats.ranked(3))
     assert len(g.random) == 4 and not set(g.random) & set(g.top)
     assert lab.groups(stats, 3, 4, seed=0) == g and lab.groups(stats, 3, 4, seed=1).random != g.random
-    small = lab.compact_stats(stats)
-    assert small.activations.dtype == np.float16 and small.activations.shape == stats.activations.shape
-    assert np.array_equal(small.max_activation, stats.max_activation)
-    assert small.activations[:, 5].flags["C_CONTIGUOUS"]          # one neuron's column is contiguous
-    found = lab.snippets(tiny, small, int(g.top[0]), k=2, radius=3)
-    assert found and found[0].values[found[0].peak] == pytest.approx(stats.max_activation[g.top[0]], rel=1e-3)
+    small = lab.ranked_layer(tiny, stats)        # what the lab keeps: no activations (50 MB a layer)
+    assert not hasattr(small, "activations") and small.chars == len(tiny.val_ids)
+    assert np.array_equal(small.max_activation, stats.max_activation) and np.array_equal(small.argmax, stats.argmax)
+    assert lab.groups(small, 3, 4, seed=0) == g
+    for neuron in range(tiny.config.d_ff):       # the snippets it kept are those of the activations
+        kept, computed = lab.snippets(tiny, small, neuron), lab.snippets(tiny, stats, neuron)
+        assert [v.snippet for v in kept] == [v.snippet for v in computed]
+        assert all(np.array_equal(a.values, b.values) and a.peak == b.peak for a, b in zip(kept, computed))
+    with pytest.raises(ValueError, match="keeps 5 snippets"):
+        lab.snippets(tiny, small, 0, k=2, radius=3)
+    found = lab.snippets(tiny, stats, int(g.top[0]), k=2, radius=3)
+    assert found and found[0].values[found[0].peak] == pytest.approx(stats.max_activation[g.top[0]])
     assert "".join(found[0].chars) == found[0].snippet.text
     units = np.arange(12.0).reshape(3, 4)
     assert lab.heat_rows(units).shape == (4, 3) and lab.heat_rows(units, [3, 1]).tolist() == [[3, 7, 11], [1, 5, 9]]

@@ -29,8 +29,9 @@ def image_data(array: np.ndarray) -> np.ndarray:
 class CellNumbers:
     """Numbers centred on the cells of a heatmap, while the cells are big enough to hold them.
 
-    Texts are formatted (and TextItems made) only when shown; the pool grows to the largest
-    matrix shown (at most MAX_NUMBERED_CELLS) and is never shrunk: extra items are hidden.
+    Texts are formatted (and TextItems made) only when shown; the pool holds at most one item per
+    cell of the current matrix (none for a matrix too big to number): a smaller matrix deletes the
+    items it does not need (each costs ~40 KB, its QTextDocument), a resize only hides them.
     """
 
     def __init__(self, plot: pg.PlotItem):
@@ -52,12 +53,22 @@ class CellNumbers:
         where each value sits on the colour map (0…1), for the ink that reads on it."""
         self.values, self.format, self.colour_map, self.colour_positions = values, texts, colour_map, positions
         self._drawn = None
+        self._keep(values.size if values.size <= MAX_NUMBERED_CELLS else 0)
         self.fit()
 
     def clear(self) -> None:
         self.values = None
         self._drawn = None
+        self._keep(0)
         self.fit()
+
+    def _keep(self, count: int) -> None:
+        """Delete the items past the first `count`: the pool follows the matrix shown, not the
+        largest one ever shown (10 maps × 400 cells of ~40 KB items would be 160 MB, kept hidden)."""
+        if len(self.items) > count:
+            for item in self.items[count:]:
+                self.plot.removeItem(item)
+            del self.items[count:]
 
     def restyle(self) -> None:
         for item in self.items:

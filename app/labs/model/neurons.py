@@ -352,7 +352,7 @@ class ModelNeuronsPart(Part):
                 if c == 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.groups.setItem(r, c, item)
-        chars = len(stats.activations)
+        chars = stats.chars
         set_text(self.groups_note, esc(self.tr("Top %1 by their largest activation over %2 characters; %3 others "
                                                "drawn at random (seed %4).")
                  .replace("%1", str(len(groups.top))).replace("%2", f"{chars:,}")

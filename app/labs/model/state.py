@@ -22,7 +22,7 @@ from app.widgets.worker import Worker
 from app.session import Change, State
 from core.formats.scenario import Scenario
 from core.labs import model_lab as lab
-from core.model import (DEFAULT_MODEL, Ablation, Cancelled, Model, ModelError, NeuronStats, ffn_ablation_losses, load_model,
+from core.model import (DEFAULT_MODEL, Ablation, Cancelled, Model, ModelError, ffn_ablation_losses, load_model,
                         neuron_stats)
 
 VALIDATION = "validation"
@@ -117,7 +117,7 @@ class ModelLabState(QObject):
         self.scale = SCALE_LAYER
         self.lab_off: set[tuple[int, int]] = set()       # knock-outs kept by the lab (layers not in the explorer)
         self.link: Link | None = None
-        self.stats: dict[int, NeuronStats] = {}
+        self.stats: dict[int, lab.RankedLayer] = {}
         self.seed = lab.RANDOM_SEED
         self.losses: dict[str, float] | None = None
         self.rank_layer: int | None = None
@@ -249,8 +249,7 @@ class ModelLabState(QObject):
         stats = self.stats.get(self.layer)
         if stats is None:
             return []
-        ids = self.model.val_ids[:len(stats.activations)]
-        return lab.snippets(self.model, stats, self.neuron, ids=ids)
+        return lab.snippets(self.model, stats, self.neuron)
 
     def predictions(self, trained: bool = False) -> list[tuple[str, float]]:
         view = self.base if trained else self.view
@@ -273,14 +272,14 @@ class ModelLabState(QObject):
         ids = model.val_ids if chars is None else model.val_ids[:chars]
 
         def work(progress, cancel):
-            return lab.compact_stats(neuron_stats(model, ids, layer, progress=progress, cancel=cancel))
+            return lab.ranked_layer(model, neuron_stats(model, ids, layer, progress=progress, cancel=cancel), ids)
 
         self.rank_layer, self.job_error = layer, None
         self.rank_job = self.rank_worker.start(fraction_job(work))
         self.changed.emit(What.JOBS)
         return self.rank_job
 
-    def _ranked(self, stats: NeuronStats) -> None:
+    def _ranked(self, stats: lab.RankedLayer) -> None:
         self.stats[stats.layer] = stats
         self._job_ended(self.rank_worker)
         if stats.layer == self.layer:
