@@ -20,9 +20,11 @@ def _application(language: str | None):
     app.setApplicationName("Block Lab")
     app.setOrganizationName("BlockLab")
     app.setStyle("Fusion")       # one look everywhere, and one that honours the dark and high-contrast palettes
+    from app.widgets.style import with_chinese_fallback
+
     font = app.font()
     font.setPointSize(max(font.pointSize(), 10))
-    app.setFont(font)
+    app.setFont(with_chinese_fallback(font))
     return app, i18n.install(language)
 
 

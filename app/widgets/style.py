@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QFontInfo, QGuiApplication, QPalette
 
 from core.numbers import DECIMALS, MINUS, format_number  # noqa: F401  (the views' one number formatter)
 
@@ -156,6 +156,22 @@ def text_colours_on_map(colour_map: pg.ColorMap, positions: np.ndarray) -> list[
 
 
 # --- shared plot and text helpers --------------------------------------------------------
+# Fonts for Han characters after the font's own families, Simplified Chinese first: without
+# them Qt's fallback drew the app's Chinese in Noto Sans CJK JP, with Japanese glyph forms
+# (直, 骨, 说 …). Missing families are skipped.
+CHINESE_FAMILIES = ("Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei")
+
+
+def with_chinese_fallback(font: QFont) -> QFont:
+    """`font` with CHINESE_FAMILIES after its own families (once). The family the font resolves
+    to comes first: a generic name ("Sans Serif") first in a list let the Chinese face draw
+    the Latin text too."""
+    own = [QFontInfo(font).family(), *(font.families() or [font.family()])]
+    families = [family for k, family in enumerate(own) if family not in CHINESE_FAMILIES and family not in own[:k]]
+    font.setFamilies([*families, *CHINESE_FAMILIES])
+    return font
+
+
 def font(points: float, bold: bool = False) -> QFont:
     result = QFont()
     result.setPointSizeF(points)

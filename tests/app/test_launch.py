@@ -73,3 +73,35 @@ def test_exception_hook_logs_and_keeps_running(qtbot, monkeypatch, tmp_path):
     assert shown and "a bug in a slot" in shown[0]
     assert "a bug in a slot" in (tmp_path / "blocklab.log").read_text()
     assert widget.isVisible()
+
+
+def test_chinese_text_is_drawn_in_a_simplified_chinese_face(qapp):
+    """The app's font, and the fixed-width one of the FFN page, draw Han characters in a
+    Simplified Chinese face (Qt's own fallback picked Noto Sans CJK JP: Japanese glyph forms)."""
+    from PySide6.QtGui import QFontDatabase, QTextLayout
+
+    from app.labs.ffn_page.common import mono_font
+    from app.launch import _application
+    from app.widgets.style import CHINESE_FAMILIES
+
+    installed = [family for family in CHINESE_FAMILIES if family in QFontDatabase.families()]
+    if not installed:
+        pytest.skip("no Simplified Chinese font installed (tools/install-deps.sh installs one)")
+
+    def faces(font, text: str) -> set[str]:
+        layout = QTextLayout(text, font)
+        layout.beginLayout()
+        layout.createLine()
+        layout.endLayout()
+        return {run.rawFont().familyName() for run in layout.glyphRuns()}
+
+    before = qapp.font()
+    latin, fixed = faces(before, "MSE"), faces(mono_font(), "0.5")
+    try:
+        _application(None)
+        assert faces(qapp.font(), "直骨说这") == {installed[0]}
+        assert faces(mono_font(), "直骨说这") == {installed[0]}
+        assert faces(qapp.font(), "MSE") == latin            # the Latin text keeps its face
+        assert faces(mono_font(), "0.5") == fixed
+    finally:
+        qapp.setFont(before)

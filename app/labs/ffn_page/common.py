@@ -69,7 +69,8 @@ def snapped_range(values: np.ndarray) -> tuple[float, float]:
 def mono_font() -> QFont:
     """The fixed-width font at EDGE_PT, at the current zoom (and presentation mode)."""
     from app.widgets.appearance import appearance
-    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    from app.widgets.style import with_chinese_fallback
+    font = with_chinese_fallback(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
     font.setPointSizeF(appearance().points(EDGE_PT))
     return font
 
