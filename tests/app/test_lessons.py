@@ -386,6 +386,10 @@ def test_a_lesson_title_too_long_for_its_box_ends_in_an_ellipsis_with_the_whole_
     shown = picker.shown_text()
     assert shown.endswith("…") and title.en.startswith(shown[:-1]) and len(shown) < len(title.en)
     assert picker.toolTip() == title.en
+    picker.showPopup()                                # the list shows every title whole
+    from PySide6.QtGui import QFontMetrics
+    assert picker.view().width() >= QFontMetrics(picker.view().font()).horizontalAdvance(title.en)
+    picker.hidePopup()
     bar.resize(2400, 160)                             # room enough: the whole title, no tooltip needed
     qtbot.waitUntil(lambda: picker.shown_text() == title.en)
     assert picker.toolTip() == ""
