@@ -156,10 +156,14 @@ class AttentionTab(PlotTab):
             self.glossary.setVisible(False)
 
     def _glossary_height(self) -> int:
-        """The height the glossary's line(s) take at the tab's width (0: nothing to gloss)."""
+        """The height the glossary's line takes at the tab's width; 0 when there is nothing to
+        gloss or it would not fit on one line (a narrow tab: it would take the maps' room)."""
         if not self.glossary.text() or self.width() <= 0:
             return 0
-        return self.glossary.heightForWidth(self.width())
+        height = self.glossary.heightForWidth(self.width())
+        margins = self.glossary.contentsMargins()
+        one_line = QFontMetricsF(self.glossary.font()).height() * 1.5 + margins.top() + margins.bottom()
+        return height if height <= one_line else 0
 
     def restyle(self) -> None:
         super().restyle()
@@ -235,7 +239,9 @@ class AttentionTab(PlotTab):
                 return arrangement, True
 
             arrangement, with_bar = choose(total)
-            if glossary:
+            if not glossary:
+                self.glossary.setVisible(False)
+            else:
                 # the glossary's line only where the maps keep every token's tick and every number
                 glossed, glossed_bar = choose(total - glossary)
                 row_label = self.slots[0].rows.needed_pixels()     # what a query's tick needs
