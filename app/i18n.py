@@ -171,3 +171,22 @@ def with_gloss(token: str, html: bool = False) -> str:
     if not meaning:
         return token
     return f"{token} <i>“{meaning}”</i>" if html else f"{token} “{meaning}”"
+
+
+def labelled(token: str) -> str:
+    """`token` with its gloss in parentheses in English mode, for a tight place that already
+    quotes it (a plot title, a tooltip): 小明 (Xiaoming), 把 (object marker); else `token`."""
+    meaning = gloss(token)
+    if not meaning:
+        return token
+    return f"{token} {meaning}" if meaning.startswith("(") else f"{token} ({meaning})"
+
+
+def glossary(tokens) -> str:
+    """One line glossing the Chinese tokens in English mode, in their order, each once:
+    "小明 Xiaoming · 把 (object marker) · 苹果 the apple · …"; "" in Chinese or with nothing to gloss."""
+    seen: list[str] = []
+    for token in tokens:
+        if gloss(token) and token.strip() not in seen:
+            seen.append(token.strip())
+    return " · ".join(f"{token} {gloss(token)}" for token in seen)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app import i18n
@@ -17,6 +17,7 @@ from app.lessons.controller import LESSONS, LessonController
 from app.session import Change
 from app.start_card import StartCard
 from app.widgets.appearance import appearance
+from app.widgets.elided_combo import ElidedComboBox
 from app.widgets.fence import SizeFence
 from app.widgets.inert import escaped
 from core.formats.lesson import Text, list_lessons
@@ -31,7 +32,7 @@ class LessonBar(QWidget):
         self.controller, self.window, self.language = controller, window, language
         session = controller.session
 
-        self.picker = QComboBox()
+        self.picker = ElidedComboBox()     # a long title ends in "…", whole in the tooltip and the list
         self.picker.setObjectName("lessonPicker")
         self.picker.setMinimumContentsLength(18)
         self.picker.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
@@ -41,7 +42,7 @@ class LessonBar(QWidget):
             self.picker.addItem(title.get(language), str(path))
             self._titles.append(title)
         self.picker.activated.connect(self._picked)
-        self.steps = QComboBox()
+        self.steps = ElidedComboBox()
         self.steps.setObjectName("lessonStepCombo")
         self.steps.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.steps.setMinimumContentsLength(16)
@@ -88,8 +89,8 @@ class LessonBar(QWidget):
 
         top = QHBoxLayout()
         self._top = top
-        top.addWidget(self.picker, 2)
-        top.addWidget(self.steps, 3)
+        top.addWidget(self.picker, 1)              # the two share the row by their texts' widths (_share_row)
+        top.addWidget(self.steps, 1)
         top.addWidget(self.counter)
         top.addWidget(self.previous)
         top.addWidget(self.next)
@@ -144,8 +145,14 @@ class LessonBar(QWidget):
         lesson = self.controller.lesson
         if lesson is not None and self.steps.count() == len(lesson.steps):
             for number, step in enumerate(lesson.steps, start=1):
-                self.steps.setItemText(number - 1, f"{number}. {step.title.get(self.language)}")
+                self.steps.setItemText(number - 1, self._step_item(number, step))
             self._render()
+        self._share_row()
+
+    def _step_item(self, number: int, step) -> str:
+        """A step in the step list: "1. Four reviews…"; in Chinese "1．四句评价…", the full-width
+        mark of a Chinese sentence (tools/chinese_punctuation.py), without a space after it."""
+        return self.tr("%1. %2").replace("%1", str(number)).replace("%2", step.title.get(self.language))
 
     def _answer_button_text(self) -> None:
         self.show_answer.setText(self.tr("Hide the answer") if self._answer_shown else self.tr("Show the answer"))
@@ -189,6 +196,17 @@ class LessonBar(QWidget):
             label.setFont(font)
         self._release_caption()
         self._render()
+        self._share_row()
+
+    def _share_row(self) -> None:
+        """The lesson picker and the step list share the row in proportion to the widths of the
+        texts they show: both whole when the row has room for both, else both elided alike (a long
+        lesson title no longer loses its end while a short step title leaves its box half empty)."""
+        metrics = QFontMetrics(self.picker.font())
+        for combo in (self.picker, self.steps):
+            need = max(1, round(metrics.horizontalAdvance(combo.currentText())))
+            if self._top.stretch(self._top.indexOf(combo)) != need:
+                self._top.setStretchFactor(combo, need)
 
     def add_trailing(self, widget: QWidget) -> None:
         """Put a widget at the end of the bar's top row (the window's toolbar lives here, so it
@@ -221,7 +239,7 @@ class LessonBar(QWidget):
         self.steps.clear()
         if active:
             for number, step in enumerate(lesson.steps, start=1):
-                self.steps.addItem(f"{number}. {step.title.get(self.language)}")
+                self.steps.addItem(self._step_item(number, step))
             self.steps.setCurrentIndex(max(0, self.controller.index))
             position = self.picker.findData(str(lesson.path))
             if position < 0:
@@ -235,10 +253,12 @@ class LessonBar(QWidget):
             self.question.hide()
             self.show_answer.hide()
             self.answer.hide()
+        self._share_row()
 
     def _step_changed(self) -> None:
         controller = self.controller
         self.steps.setCurrentIndex(controller.index)
+        self._share_row()
         self.counter.setText(f"{controller.index + 1} / {len(controller.lesson)}")
         self.previous.setEnabled(controller.index > 0)
         self.next.setEnabled(controller.index < len(controller.lesson) - 1)

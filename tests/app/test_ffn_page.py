@@ -5,7 +5,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QPushButton, QSlider, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QPushButton, QSlider, QWidget
 
 from core.labs.ffn_page import (FORMULA_TERMS, SCALE_GRID, VASWANI_WIDTH, first_token_scaling, gpt2_ffn_parameters,
                            shape_view, shuffle_demo, shuffle_permutation, term_hooks)
@@ -261,6 +261,13 @@ def test_before_a_shuffle_the_lower_line_says_so_in_words(qtbot, lab):
                 assert {part.cell_lines(table, t, 1)[1] for t in range(table.rowCount())} == {words}
             order = find(panel, QWidget, "ffnShuffleOrder").text()         # the sentence, glossed in English
             assert ("Xiaoming gave the apple to Xiao Wang" in order) == (language == "en")
+            # the tables' tokens word by word, in English only (C4 step 13's token column had none)
+            glossary = find(panel, QLabel, "ffnShuffleGlossary")
+            if language == "en":
+                assert glossary.isVisible() and glossary.text() == \
+                    "小明 Xiaoming · 把 (object marker) · 苹果 the apple · 给了 gave · 小王 Xiao Wang"
+            else:
+                assert not glossary.isVisible()
         finally:
             i18n.install("en")
 

@@ -352,6 +352,9 @@ def test_the_panel_follows_the_language(panel, qtbot):
         panel.table.cards[("ffn", "original")].setFocus()
         details = plain(panel.table.details.text())
         assert "卡在：想更好只能花参数加宽" in details and "Vaswani 等 2017，表 3" in details
+        panel.compare.set_pair("original", "anchor")       # a Chinese list of hooks: 、 between them
+        only_b = panel.compare.summary.text().split("只在 B 里：")[1]
+        assert "、" in only_b and ", " not in only_b
     finally:
         i18n.install("en")
     settle(lambda: panel.tabs.tabText(0) == "Table")

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QWidget
 from app.lessons.bar import LessonBar
 from app.lessons.controller import LessonController
 from core.formats.lesson import load_lesson
-from tests.app.helpers import make_session, show
+from tests.app.helpers import make_session, settle, show
 from tests.conftest import ROOT
 
 R45 = ROOT / "resources" / "lessons" / "r45-ffn-residual-norm.json"
@@ -365,3 +365,66 @@ def test_without_a_lesson_the_caption_takes_no_room(qtbot):
     qtbot.waitUntil(caption.isVisible)
     assert widget.sizeHint().height() > free + caption.fontMetrics().lineSpacing()
     widget.close()
+
+
+# --- the pickers: whole or deliberately elided ---------------------------------------------------
+
+def _longest_titled_lesson():
+    from core.formats.lesson import list_lessons
+    from app.lessons.controller import LESSONS
+    return max(list_lessons(LESSONS), key=lambda found: len(found[1].en))
+
+
+def test_a_lesson_title_too_long_for_its_box_ends_in_an_ellipsis_with_the_whole_title_in_its_tooltip(qtbot):
+    """At 1280×800 the model lesson's title read "…and wh" (cut mid-word by the box's edge)."""
+    _, title, path = _longest_titled_lesson()
+    controller = LessonController(make_session("r45-ffn.json"))
+    bar = show(qtbot, LessonBar(controller, None, "en"), 700, 160)
+    controller.open(load_lesson(path))
+    picker = bar.findChild(QComboBox, "lessonPicker")
+    assert picker.currentText() == title.en
+    shown = picker.shown_text()
+    assert shown.endswith("…") and title.en.startswith(shown[:-1]) and len(shown) < len(title.en)
+    assert picker.toolTip() == title.en
+    picker.showPopup()                                # the list shows every title whole
+    from PySide6.QtGui import QFontMetrics
+    assert picker.view().width() >= QFontMetrics(picker.view().font()).horizontalAdvance(title.en)
+    picker.hidePopup()
+    bar.resize(2400, 160)                             # room enough: the whole title, no tooltip needed
+    qtbot.waitUntil(lambda: picker.shown_text() == title.en)
+    assert picker.toolTip() == ""
+    steps = bar.findChild(QComboBox, "lessonStepCombo")
+    assert steps.shown_text() == steps.currentText()
+
+
+def test_the_picker_and_the_step_list_share_the_row_by_what_they_show(qtbot):
+    """With room for both texts both are whole: a long lesson title is not elided while the step
+    list beside it stands half empty."""
+    _, title, path = _longest_titled_lesson()
+    controller = LessonController(make_session("r45-ffn.json"))
+    bar = show(qtbot, LessonBar(controller, None, "en"), 1280, 160)
+    controller.open(load_lesson(path))
+    picker, steps = bar.findChild(QComboBox, "lessonPicker"), bar.findChild(QComboBox, "lessonStepCombo")
+    qtbot.waitUntil(lambda: picker.shown_text() == title.en)
+    for index in range(len(controller.lesson)):
+        controller.go(index)
+        qtbot.waitUntil(lambda: steps.shown_text() == steps.currentText())
+        assert picker.shown_text() == title.en
+
+
+def test_chinese_step_list_uses_full_width_marks(blocklab_open):
+    """"1. 四句评价" put a half-width full stop before Chinese text; it is "1．四句评价" (English
+    keeps "1. Four reviews")."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("chinese_punctuation", ROOT / "tools" / "chinese_punctuation.py")
+    rule = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rule)
+    lab = blocklab_open(ROOT / "resources" / "lessons" / "c4-ffn.json", "zh")
+    steps = lab.find(QComboBox, "lessonStepCombo")
+    items = [steps.itemText(i) for i in range(steps.count())]
+    assert items[0].startswith("1．四句评价")
+    assert [(item, rule.problems(item)) for item in items if rule.problems(item)] == []
+    from app import i18n
+    i18n.install("en")                                # a live switch: the English numbering comes back
+    settle(lambda: steps.itemText(0) == "1. Four reviews: exactly one of p, n")
+    assert steps.itemText(0) == "1. Four reviews: exactly one of p, n"

@@ -377,8 +377,47 @@ def test_chinese_texts_are_shown(qtbot, session):
     finally:
         i18n.install("en")
     settle(lambda: plots.tabText(0) == "Attention")
-    assert plots.residual_tab.plot.titleLabel.text == "Residual stream of token “小明”"
+    assert plots.residual_tab.plot.titleLabel.text == "Residual stream of token “小明 (Xiaoming)”"
     plots.close()
+
+
+def test_english_glosses_the_chinese_tokens_of_the_plots(qtbot, session):
+    """English mode glosses the sample sentence's tokens: the residual plot's title, the attention
+    maps' hover text, and a glossary line under the maps where the maps keep every tick with it."""
+    from app import i18n
+    from app.explorer.plots import PlotsPanel
+    from tests.app.helpers import show
+    plots = show(qtbot, PlotsPanel(session), 900, 600)
+    session.select(token=1)
+    plots.setCurrentWidget(plots.residual_tab)
+    settle(lambda: "把" in plots.residual_tab.plot.titleLabel.text)
+    assert plots.residual_tab.plot.titleLabel.text == "Residual stream of token “把 (object marker)”"
+    attention = plots.attention_tab
+    plots.setCurrentWidget(attention)
+    glossary = attention.glossary
+    settle(lambda: glossary.isVisible())
+    assert glossary.text() == "小明 Xiaoming · 把 (object marker) · 苹果 the apple · 给了 gave · 小王 Xiao Wang"
+    rows = attention.slots[0].rows
+    assert rows.step == 1                                   # every query's token still labelled
+    tip = attention.hover_text(attention.slots[0].image.mapToScene(attention.slots[0].image.boundingRect().center()))
+    assert "“苹果 (the apple)” → key “苹果 (the apple)”" in tip
+    plots.resize(900, 270)                                  # too short for both: the ticks keep their room
+    settle(lambda: not glossary.isVisible() and attention.slots[0].rows.step == 1)
+    assert not glossary.isVisible() and attention.slots[0].rows.step == 1
+    plots.resize(900, 600)
+    settle(lambda: glossary.isVisible())
+    i18n.install("zh")                                     # Chinese needs no gloss
+    try:
+        settle(lambda: plots.tabText(0) == "注意力")
+        assert not glossary.isVisible()
+        plots.setCurrentWidget(plots.residual_tab)
+        settle(lambda: plots.residual_tab.plot.titleLabel.text == "token「把」的残差流")
+        assert plots.residual_tab.plot.titleLabel.text == "token「把」的残差流"
+        plots.setCurrentWidget(attention)
+    finally:
+        i18n.install("en")
+    settle(lambda: glossary.isVisible())
+    assert glossary.isVisible()
 
 
 def test_the_plots_hidden_axes_take_no_si_prefix(plots):

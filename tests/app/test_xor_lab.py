@@ -263,6 +263,9 @@ def test_neuron_heatmaps_are_cores_grids(lab_panel):
     assert "at least one" in plain(find(panel, QLabel, "xorNeuronCaption1"))
     assert "both" in plain(find(panel, QLabel, "xorNeuronCaption2"))
     assert "ŷ = h₁ − 2·h₂" in plain(find(panel, QLabel, "xorNeuronSummary"))
+    # each map's corner labels name the sentence, its h and, in English, its gloss (C4 step 9)
+    corners = [item.toPlainText() for item in panel.part("neurons").map_labels[1]]
+    assert corners[:4] == ["好吃 0\n“tasty”", "不好吃 1\n“not tasty”", "难吃 0\n“awful”", "不难吃 0\n“not awful”"]
     session.set_value("b_in", (1,), 0.0)                       # the maps follow the weights
     _, maps = lab.neuron_maps(session.config, session.state.weights, 41)
     assert np.allclose(panel.part("neurons").neuron_images[1].image, maps[1], atol=1e-6)

@@ -73,6 +73,23 @@ def test_shipped_captions_fit_a_projector(path):
         assert len(en.split()) <= 45, step.id
 
 
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_a_step_that_names_a_token_shows_that_token_in_the_diagram(path):
+    """A caption that talks about one token (「小王」的输出) over the dataflow diagram selects that
+    token, so the diagram's numbers are the ones the caption gives (generations steps 2, 5, 7 and
+    13 showed the first token's while the caption spoke of the last)."""
+    lesson = load_lesson(path)
+    disagree = []
+    for step in lesson.steps:
+        tokens = lesson.scenarios[step.scenario].tokens
+        named = {t for t in re.findall(r"「([^」]+)」", step.caption.zh) if t in tokens}
+        if named and "dataflow" in step.panels:
+            shown = tokens[step.select.token] if step.select is not None else tokens[0]
+            if shown not in named:
+                disagree.append(f"{step.id}: caption names {sorted(named)}, diagram shows {shown}")
+    assert disagree == []
+
+
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_english_texts_gloss_the_chinese_they_quote(path):

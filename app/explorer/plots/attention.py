@@ -15,10 +15,11 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF
+from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
+from app import i18n
 from app.explorer.plots import look
 from app.explorer.plots.common import FigureView, HoverTip, PlotTab, cell_texts, message_label
 from app.explorer.plots.grid import Arrangement, Room, arrange
@@ -66,6 +67,15 @@ class AttentionTab(PlotTab):
         layout.setSpacing(0)
         layout.addWidget(self.picker_bar)
         layout.addWidget(self.stack, 1)
+        # English: one line glossing the Chinese tokens of the ticks (小明 Xiaoming · 把 (object
+        # marker) · …); the ticks keep the tokens alone, a gloss beside each would not fit a map
+        self.glossary = QLabel()
+        self.glossary.setObjectName("plotsAttentionGlossary")
+        self.glossary.setWordWrap(True)
+        self.glossary.setContentsMargins(6, 0, 6, 2)
+        self.glossary.setTextFormat(Qt.TextFormat.PlainText)
+        self.glossary.hide()
+        layout.addWidget(self.glossary)
 
         self.bar = look.colour_bar(look.SEQUENTIAL, (0.0, 1.0))
         self.take_out(self.bar)
@@ -133,10 +143,31 @@ class AttentionTab(PlotTab):
         self.head_label.setText(self.tr("Head"))
         self.bar.setLabel("right", self.tr("attention weight"), **{"font-size": look.css(), "color": look.foreground()})
         look.fit_colour_bar(self.bar)
+        self._gloss_tokens()
+
+    def _gloss_tokens(self) -> None:
+        """The glossary line's text: in English when a token has a gloss (whether it has room
+        is _arrange's choice)."""
+        text = i18n.glossary(self.session.tokens) if "attn.hook_pattern" in self.session.trace else ""
+        if self.glossary.text() != text:
+            self.glossary.setText(text)
+            self.arrangement = None                   # its room is chosen again
+        if not text:
+            self.glossary.setVisible(False)
+
+    def _glossary_height(self) -> int:
+        """The height the glossary's line takes at the tab's width; 0 when there is nothing to
+        gloss or it would not fit on one line (a narrow tab: it would take the maps' room)."""
+        if not self.glossary.text() or self.width() <= 0:
+            return 0
+        height = self.glossary.heightForWidth(self.width())
+        margins = self.glossary.contentsMargins()
+        one_line = QFontMetricsF(self.glossary.font()).height() * 1.5 + margins.top() + margins.bottom()
+        return height if height <= one_line else 0
 
     def restyle(self) -> None:
         super().restyle()
-        for widget in (self.head_label, self.head_picker, self.page_label, self.off_label):
+        for widget in (self.head_label, self.head_picker, self.page_label, self.off_label, self.glossary):
             widget.setFont(look.font())
         for slot in self.slots:
             slot.restyle()
@@ -180,6 +211,8 @@ class AttentionTab(PlotTab):
             # the grid depends on the tab's height, never on whether the picker was shown before.
             picker = self.picker_bar.sizeHint().height()
             total = self.graphics.height() + (picker if self.picker_bar.isVisible() else 0)
+            glossary = self._glossary_height()
+            total += glossary if self.glossary.isVisible() else 0
             numbers = self._number_size(len(tokens))
             matrix = (len(tokens), len(tokens))
 
@@ -187,7 +220,7 @@ class AttentionTab(PlotTab):
             # colour bar's label) past the view's right edge
             narrowest = self._title_width(heads)
 
-            def best(bar: bool) -> Arrangement:
+            def best(total: float, bar: bool) -> Arrangement:
                 found = arrange(self._room(tokens, total, bar), heads, matrix, numbers, most=MAX_HEADS_SHOWN,
                                 min_map_width=narrowest)
                 if found.shown < heads:
@@ -197,11 +230,26 @@ class AttentionTab(PlotTab):
                                     most=found.shown, min_map_width=narrowest)
                 return found
 
-            arrangement = best(True)
-            if numbers is not None and not arrangement.numbers:
-                without = best(False)
-                if without.numbers:
-                    arrangement, with_bar = without, False
+            def choose(total: float) -> tuple[Arrangement, bool]:
+                arrangement = best(total, True)
+                if numbers is not None and not arrangement.numbers:
+                    without = best(total, False)
+                    if without.numbers:
+                        return without, False
+                return arrangement, True
+
+            arrangement, with_bar = choose(total)
+            if not glossary:
+                self.glossary.setVisible(False)
+            else:
+                # the glossary's line only where the maps keep every token's tick and every number
+                glossed, glossed_bar = choose(total - glossary)
+                row_label = self.slots[0].rows.needed_pixels()     # what a query's tick needs
+                keeps = (glossed.shown >= arrangement.shown and glossed.numbers >= arrangement.numbers
+                         and glossed.cell(len(tokens), len(tokens))[1] >= row_label)
+                if keeps:
+                    arrangement, with_bar = glossed, glossed_bar
+                self.glossary.setVisible(keeps)
         selected = min(self.session.selected_head, heads - 1)
         first = (selected // arrangement.shown) * arrangement.shown
         changed = (self.arrangement is None or (arrangement.rows, arrangement.columns, arrangement.shown) !=
@@ -268,6 +316,7 @@ class AttentionTab(PlotTab):
         if "attn.hook_pattern" not in trace:
             self.stack.setCurrentWidget(self.off_label)
             self.picker_bar.setVisible(False)
+            self.glossary.setVisible(False)
             self.structure = None
             self.forget()
             return
@@ -275,6 +324,8 @@ class AttentionTab(PlotTab):
         pattern = trace["attn.hook_pattern"]                 # (H, T, T)
         heads, tokens = pattern.shape[0], self.session.tokens
         structure = (heads, tokens)
+        if structure != self.structure:
+            self._gloss_tokens()
         placed = self._arrange(heads, tokens)
         if force or structure != self.structure or placed:
             self._place(heads, tokens)
@@ -314,7 +365,7 @@ class AttentionTab(PlotTab):
                 continue
             query, key = cell
             where = self.tr("head %1: query “%2” → key “%3”").replace("%1", str(head + 1)) \
-                .replace("%2", tokens[query]).replace("%3", tokens[key])
+                .replace("%2", i18n.labelled(tokens[query])).replace("%3", i18n.labelled(tokens[key]))
             if np.isneginf(trace["attn.hook_attn_scores"][head, query, key]):
                 return where + " — " + self.tr("masked")
             return f"{where} = {format_number(float(trace['attn.hook_pattern'][head, query, key]))}"

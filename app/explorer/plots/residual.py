@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from app import i18n
 from app.explorer.plots import look
 from app.explorer.plots.common import FigureView, HoverTip, PlotTab, SteadyLimit
 from app.explorer.plots.heatmap import Heatmap, colour_bar_width
@@ -210,7 +211,8 @@ class ResidualTab(PlotTab):
     def _texts(self, mode: str, width: int, token: int) -> None:
         plot = self.plot if mode == "bars" else self.heatmap.plot
         beside = 0.0 if mode == "bars" else colour_bar_width(self.colour_bar)
-        self.fit_title(plot, self.tr("Residual stream of token “%1”").replace("%1", self.session.tokens[token]),
+        token_name = i18n.labelled(self.session.tokens[token])             # English: 小明 (Xiaoming)
+        self.fit_title(plot, self.tr("Residual stream of token “%1”").replace("%1", token_name),
                        reserved=beside)
         self.fit_label(plot, self.tr("dimension of the stream (1…%1)").replace("%1", str(width)), reserved=beside)
 

@@ -36,6 +36,8 @@ class FfnShufflePart(DemoPart):
         self.order = text_label("ffnShuffleOrder", 12)
         self.origin = text_label("ffnShuffleSource")
         self.origin.setStyleSheet("color: #555555;")
+        # English: the tokens of the tables' first column glossed on one line (小明 Xiaoming · …)
+        self.glossary = text_label("ffnShuffleGlossary")
         self.ffn_title = text_label("", TEXT_PT, bold=True)
         self.attention_title = text_label("", TEXT_PT, bold=True)
         self.ffn_table = self._table("ffnShuffleFfnTable")
@@ -57,6 +59,7 @@ class FfnShufflePart(DemoPart):
         layout.addWidget(self.intro)
         layout.addLayout(buttons)
         layout.addWidget(self.origin)
+        layout.addWidget(self.glossary)
         layout.addLayout(grid)
         layout.addWidget(note_frame(self.verdict))
         layout.addWidget(self.full_note)
@@ -105,6 +108,9 @@ class FfnShufflePart(DemoPart):
                                .replace("%2", i18n.with_gloss(" ".join(tokens))).replace("%3", " ".join(result.shuffled_tokens)))
         else:
             self.order.setText(self.tr("Order now: %1").replace("%1", i18n.with_gloss(" ".join(tokens))))
+        glossary = i18n.glossary(tokens)
+        self.glossary.setText(glossary)
+        self.glossary.setVisible(bool(glossary))
         positions = result.new_positions
         for table in (self.ffn_table, self.attention_table):
             table.setRowCount(len(tokens))

@@ -224,8 +224,9 @@ class GenerationsComparePart(Part):
             item.setForeground(text_colour_on(colour))
         self._fit_rows()                   # every hook shown (the page scrolls); presenting: whole rows
         same = sum(1 for row in rows if row.same_shape)
-        only_a = ", ".join(self.comparison.only_a) or self.tr("none")
-        only_b = ", ".join(self.comparison.only_b) or self.tr("none")
+        separator = self.tr(", ")                     # Chinese lists its hooks with 、
+        only_a = separator.join(self.comparison.only_a) or self.tr("none")
+        only_b = separator.join(self.comparison.only_b) or self.tr("none")
         self.summary.setText(self.tr("%1 hooks in both traces, %2 of them the same shape. Only in A: %3. "
                                      "Only in B: %4.").replace("%1", str(len(rows))).replace("%2", str(same))
                              .replace("%3", only_a).replace("%4", only_b))

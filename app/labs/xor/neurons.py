@@ -134,6 +134,9 @@ class XorNeuronsPart(QWidget):
             for k, item in enumerate(labels):
                 if k < len(s.tokens):
                     text = f"{s.tokens[k]} {trimmed(hidden[k, j], 3)}"
+                    meaning = i18n.gloss(s.tokens[k])            # English: the gloss on a line below
+                    if meaning:
+                        text += f"\n“{meaning}”"
                     if item.toPlainText() != text:
                         item.setText(text)
                     # labels stay inside the square: the top row's below their point, the bottom
