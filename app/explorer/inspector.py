@@ -22,6 +22,7 @@ from app.explorer import finite_marks
 from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
                                  show_overview, zoomed_font)
 from app.explorer import tensor_files
+from app.i18n import sentences
 from app.live_block import INPUTS, TARGETS
 from app.session import Change, Session
 from app.widgets.appearance import appearance
@@ -586,7 +587,7 @@ class Inspector(QWidget):
         where = f"{hook}[{', '.join(map(str, index))}]  ({token})"
         sentence = self.tr(STEP_SENTENCES.get(explanation.kind, STEP_SENTENCES[Step.UNEXPLAINED]))
         if any(term.name == "gain_offset" for term in explanation.terms):
-            sentence += " " + self.tr(ZERO_CENTRED_SENTENCE)
+            sentence = sentences([sentence, self.tr(ZERO_CENTRED_SENTENCE)])
         marks = self.model.marks
         if marks is not None:
             reason = finite_marks.cell_reason(int(marks[index[-2], index[-1]]))
