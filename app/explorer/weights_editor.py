@@ -14,7 +14,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSignalBlocker, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QSizePolicy,
+    QAbstractItemView, QBoxLayout, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QSizePolicy,
     QSlider, QSpinBox, QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -515,6 +515,7 @@ class WeightEditor(QWidget):
         else:
             axes = f"{self.model.row_label(row)} → {self.model.column_label(column)}"
         self.cell_label.set_full_text(f"{where}  ·  {axes}")
+        self.cell_controls.fit_cell_row()
 
     def _fit_table(self) -> None:
         """Columns as wide as the tensor's longest number (never elided; an edit only widens them,
@@ -684,7 +685,7 @@ class CellControls(QWidget):
         self.slider_plus = QLabel()
         self.slider_plus.setObjectName("weightSliderMaximum")
 
-        cell_row = QHBoxLayout()
+        cell_row = self.cell_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)   # see fit_cell_row
         cell_row.addWidget(self.cell_label, 1)
         cell_row.addWidget(self.value_spin)
         slider_row = QHBoxLayout()
@@ -706,6 +707,21 @@ class CellControls(QWidget):
     def restyle(self) -> None:
         metrics = QFontMetrics(self.editor.font())
         self.value_spin.setMinimumWidth(metrics.horizontalAdvance("−1000000.000000") + appearance().pixels(30))
+        self.fit_cell_row()
+
+    def fit_cell_row(self) -> None:
+        """The cell's name beside its value where both fit the width, else on its own line above
+        it: the name is never cut (W_O[0, 0, 0] · z1 → d1 in a narrow panel, large text)."""
+        label = self.cell_label
+        needed = (label.fontMetrics().horizontalAdvance(label.full_text()) + 2 * label.margin() + 2
+                  + max(self.cell_row.spacing(), 0) + max(self.value_spin.minimumWidth(), self.value_spin.sizeHint().width()))
+        direction = QBoxLayout.Direction.LeftToRight if needed <= self.width() else QBoxLayout.Direction.TopToBottom
+        if self.cell_row.direction() != direction:
+            self.cell_row.setDirection(direction)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.fit_cell_row()
 
     def current_tensor(self) -> str:
         return self.editor.current_tensor()

@@ -141,6 +141,9 @@ def _cut_off(widget: QWidget) -> str | None:
     metrics = QFontMetricsF(widget.font())
     text = _text_of(widget)
     if isinstance(widget, QLabel):
+        full = getattr(widget, "full_text", None)       # a label that elides itself (tables.ElidedLabel)
+        if callable(full) and full() and widget.text() != full():
+            return f"elided to {widget.text()!r} in {widget.width()} px"
         room = widget.contentsRect()
         margin = widget.margin() * 2
         if widget.wordWrap():
