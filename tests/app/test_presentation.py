@@ -126,6 +126,8 @@ def test_at_a_projector_s_1024x768_the_worked_formula_shows_whole(blocklab_open,
         assert all(panels.place_of(panel) in places for panel, places in others.items()), position
         if "weights" in others:                           # every column of the weights shown (numbers trimmed: 0.5, 1)
             assert window.weight_editor.table.horizontalScrollBar().maximum() == 0, position
+        if position == 1:                                 # step 2: h₁ … h₆ of the inspector whole, beside W_in
+            assert window.inspector.table.horizontalScrollBar().maximum() == 0
         assert explanation.verticalScrollBar().maximum() == 0, position
         for panel in ("inspector", *others):
             box = panels.boxes[panel]
