@@ -5,8 +5,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QGroupBox, QLabel, QMainWindow, QSplitter, QStackedWidget, QToolBar,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QGroupBox, QLabel, QMainWindow, QSizePolicy, QSplitter, QStackedWidget,
+                               QToolBar, QVBoxLayout, QWidget)
 
 from core.numbers import format_number
 
@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.work = QStackedWidget()
         self.work.setObjectName("workArea")
         self.work.addWidget(left)
+        self.work.currentChanged.connect(self._only_the_shown_page_counts)
         self.labs: dict[str, QWidget] = {}
         main = QSplitter(Qt.Horizontal)
         main.setObjectName("mainSplitter")
@@ -198,6 +199,18 @@ class MainWindow(QMainWindow):
         self.session.set_highlight(highlight.hooks, [(cell.hook, cell.index) for cell in highlight.cells])
         self.show_panels(step.panels)
 
+    def _only_the_shown_page_counts(self, _index: int = 0) -> None:
+        """A page of the work area out of sight does not count in its least size (a lab seen before
+        would keep the explorer's columns from narrowing: a stack is as large as its largest page)."""
+        for index in range(self.work.count()):
+            page = self.work.widget(index)
+            if page.property("homePolicy") is None:
+                page.setProperty("homePolicy", page.sizePolicy())
+            shown = page is self.work.currentWidget()
+            policy = page.property("homePolicy") if shown else QSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+            if page.sizePolicy() != policy:
+                page.setSizePolicy(policy)
+
     def _lesson_shown(self) -> None:
         if self.lessons.lesson is None:
             self.session.set_highlight()
@@ -232,6 +245,7 @@ class MainWindow(QMainWindow):
             page.setObjectName(f"labPage_{panel}")
             page.addWidget(widget)
             self.work.addWidget(page)
+            self._only_the_shown_page_counts()
         return self.labs[panel]
 
     def _place_dataflow(self, splitter: QSplitter) -> None:

@@ -5,8 +5,8 @@ editing panels (block options, checks, weights) in the right-hand column. Presen
 shows only the panels a step names, in larger text, and the inspector's worked formula may then
 be taller than the room under the diagram. So, at each step:
 
-1. every panel starts at home; if the inspector shows its table and its whole formula there, it
-   stays (the layout the learner knows);
+1. every panel starts at home; if the inspector shows every column of its table and its whole
+   formula there, it stays (the layout the learner knows);
 2. else it moves to the top of the right-hand column, which is as tall as the window's body;
    the step's editing panels stay below it when both fit the column's height (their number
    tables may scroll, by whole rows),
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QBoxLayout, QSplitter, QVBoxLayout, QWidget
 # The panels a lesson step can bring forward in presentation mode, and the boxes that hold them.
 STEP_BOXES = {"config": "configBox", "checks": "invariantsBox", "weights": "weightsBox", "inspector": "inspectorBox"}
 EDITING = ("config", "checks", "weights")       # hidden in presentation mode unless a step names them
-RIGHT_SHARE = 0.45                               # the right-hand column takes at most this share of the width
+RIGHT_SHARE = 0.52                               # the right-hand column takes at most this share of the width
 
 
 class StepPanels:
@@ -118,9 +118,9 @@ class StepPanels:
                 or self._inspector_home is None:
             return
         settle_layouts()
+        if self._inspector_short(columns=True) <= 0:
+            return                                # its formula and every column of its table fit at home
         short_at_home = self._inspector_short()
-        if short_at_home <= 0:
-            return
         # The right-hand column: the window's whole height, the inspector at its top, the step's
         # editing panels below it if they fit (their number tables may scroll, by whole rows).
         self._right_layout.insertWidget(0, inspector, 0 if editing else 1)
@@ -185,7 +185,7 @@ class StepPanels:
             # so the shelf gets more width (its buttons wrap less)...
             self.give_room(self._narrowest_right())
             settle_layouts()
-            home_splitter.setSizes(_shares(home_splitter, self.shelf))
+            home_splitter.setSizes(_shares(home_splitter, self.shelf, half=True))   # its buttons and table wrap less
             settle_layouts()
             short = self._short_on_the_shelf(editing)
         # ... and if still short of a few px (a tall caption at 768 px), the diagram lends them.
@@ -228,6 +228,8 @@ class StepPanels:
         chrome_w = self.right.width() - view.width()           # the box's frame and margins
         room = self.right.height() - (box.height() - view.height())
         least = self.right.minimumSizeHint().width()
+        whole_table = chrome_w + _table_width(view)           # every column too, where the column has it
+        least = whole_table if least < whole_table < self.right.width() else least
         for width in range(least, self.right.width(), 8):
             if view.wanted_height(width - chrome_w) <= room:
                 return width
@@ -237,12 +239,16 @@ class StepPanels:
     def _inspector_view(self) -> QWidget | None:
         return getattr(self.window, "inspector", None)
 
-    def _inspector_short(self) -> int:
-        """How many px of height the inspector, where it is, lacks to show its table and its
-        whole formula (0 or less: none)."""
+    def _inspector_short(self, columns: bool = False) -> int:
+        """How many px of height the inspector, where it is, lacks to show its table and its whole
+        formula (0 or less: none); with `columns`, plus the px of width it lacks for every column
+        of its table."""
         view = self._inspector_view()
         wanted = getattr(view, "wanted_height", None)
-        return wanted(view.width()) - view.height() if wanted is not None else 0
+        if wanted is None:
+            return 0
+        short, narrow = wanted(view.width()) - view.height(), _table_width(view) - view.width()
+        return max(short, 0) + narrow if columns and narrow > 0 else short
 
     def _inspector_wanted(self, box: QWidget) -> int:
         """The inspector box's height that shows everything at its present width."""
@@ -279,6 +285,17 @@ class StepPanels:
         return needed - self.shelf.height()
 
 
+def _table_width(inspector: QWidget) -> int:
+    """The inspector's width that shows every column of its table (and the overview beside it)."""
+    table = getattr(inspector, "table", None)
+    if table is None:
+        return 0
+    margins = inspector.layout().contentsMargins()
+    overview = getattr(inspector, "overview", None)
+    beside = overview.sizeHint().width() + 4 if overview is not None and overview.isVisibleTo(inspector) else 0
+    return table.content_width() + margins.left() + margins.right() + beside
+
+
 def least_height(box: QWidget, width: int) -> int:
     """The least height at `width` that shows a box's text whole: its height for that width (a
     number table inside counts at its least, two rows: it scrolls the others, by whole rows)."""
@@ -304,10 +321,11 @@ def _shelf() -> QWidget:
     return shelf
 
 
-def _shares(splitter: QSplitter, first: QWidget) -> list[int]:
-    """`first` as wide as it needs (its minimum at least), the rest to the splitter's other widgets."""
+def _shares(splitter: QSplitter, first: QWidget, half: bool = False) -> list[int]:
+    """`first` as wide as it needs (its minimum at least; with `half`, half the width), the rest to
+    the splitter's other widgets."""
     total = sum(splitter.sizes())
-    own = max(first.sizeHint().width(), first.minimumSizeHint().width())
+    own = max(first.sizeHint().width(), first.minimumSizeHint().width(), total // 2 if half else 0)
     others = splitter.count() - 1
     own = min(own, total // 2) if others else total
     sizes = []

@@ -120,6 +120,11 @@ class DataflowView(QGraphicsView):
     def highlighted(self) -> set[str] | None:
         return self.flow.highlighted()
 
+    @property
+    def framing(self) -> frozenset[str] | None:
+        """The nodes the view frames (None: the whole block)."""
+        return self._framing
+
     def set_highlight(self, hooks: set[str] | None) -> None:
         self.flow.set_highlight(hooks)
 
@@ -213,11 +218,11 @@ class DataflowView(QGraphicsView):
             return
         with self._framing_now():
             self.framer.frame(self._framing)
-        self._hide_cut_texts()
+        self._hide_cut()
 
-    def _hide_cut_texts(self) -> None:
+    def _hide_cut(self) -> None:
         if not self._busy:                    # (framing ends with it)
-            self.framer.hide_cut_texts()
+            self.framer.hide_cut()
 
     def _zoom(self, factor: float) -> None:
         current = self.transform().m11()
@@ -227,7 +232,7 @@ class DataflowView(QGraphicsView):
         if current > 0:
             self.scale(target / current, target / current)
         self._user_zoomed = True
-        self._hide_cut_texts()
+        self._hide_cut()
 
     def _fit_scale(self) -> float:
         rect, viewport = self.flow.sceneRect(), self.viewport().rect()
@@ -289,7 +294,7 @@ class DataflowView(QGraphicsView):
         if change & Change.HIGHLIGHT:
             self._on_highlight(frame=True)
         elif appearance().presenting:
-            self._hide_cut_texts()            # values, tokens and titles change their width
+            self._hide_cut()            # values, tokens and titles change their width
 
     def _on_trace_changed(self) -> None:
         if self.flow.sync_trace():            # laid out anew: shown whole (or the highlighted nodes)
@@ -313,7 +318,7 @@ class DataflowView(QGraphicsView):
         if not self._user_zoomed:
             self._apply_framing()
         else:
-            self._hide_cut_texts()
+            self._hide_cut()
 
     # --- interaction -------------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:  # noqa: N802
@@ -378,7 +383,7 @@ class DataflowView(QGraphicsView):
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802
         super().scrollContentsBy(dx, dy)
-        self._hide_cut_texts()
+        self._hide_cut()
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
@@ -401,4 +406,4 @@ class DataflowView(QGraphicsView):
                 self.centerOn(centre)
             else:
                 self._apply_framing()
-        self._hide_cut_texts()
+        self._hide_cut()

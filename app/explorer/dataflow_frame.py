@@ -10,8 +10,8 @@ cannot show them at READABLE_PX, or where side by side they are COMPACT_GAIN tim
 the compact layout: only they, side by side in reading order, a "…" for each run of nodes left
 out (dataflow_plan.compact). The choice is made from the sizes of the nodes in the block's
 layout (the scene keeps them), without building the compact layout to try it. The view has no
-scroll bars (a drag still moves it), and a text its edge would cut is hidden: a node partly
-shown says there is more that way.
+scroll bars (a drag still moves it), and nothing is shown half: a node (token, "…") the view's
+edge would cut is hidden whole, its edges running on off screen say there is more that way.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from PySide6.QtGui import QTransform
 
 from app.explorer.dataflow_items import GapMarker
 from app.explorer.dataflow_layout import layout_text_rooms
-from app.explorer.dataflow_plan import compact, plan
+from app.explorer.dataflow_plan import X, compact, plan
 from app.explorer.dataflow_style import READABLE_PX
 from app.widgets.appearance import appearance
 
@@ -30,6 +30,7 @@ MAX_SCALE = 4.0              # Fit enlarges up to this (numbers 64 px at zoom 1)
 MAX_FRAME_GAIN = 2.0         # framing a few nodes zooms at most this much past the whole block
 COMPACT_GAIN = 1.5           # the compact layout where it shows a step's nodes this much larger
 STACKED_BIAS = 1.25          # … keeping a column's nodes stacked unless side by side they are this much larger
+BOX_MARGIN = 1.5            # px: a box whose border is nearer the view's edge than this is cut (presentation)
 HEADER_COST = 0.85           # a sub-layer's caption joins the frame if the nodes keep this share of their size
 
 
@@ -167,23 +168,50 @@ class Framer:
                     rect = rect.united(chip.mapRectToScene(chip.rect()))
         return rect
 
-    # --- texts and scroll bars ---------------------------------------------------------------
-    def hide_cut_texts(self) -> None:
-        """Hide each text the view's edge would cut, show the others (presentation mode only:
-        leaving it lays the diagram out anew, every text shown)."""
+    # --- what the view's edge cuts ---------------------------------------------------------
+    def hide_cut(self) -> None:
+        """Presentation mode shows nothing half: a node, token, head number or "…" that the view's
+        edge would cut is hidden whole (the edges into it run on off screen: there is more that
+        way), except the framed nodes (the step's), which keep their box and hide only the texts
+        the edge cuts; any other text the edge would cut is hidden too. Leaving presentation
+        mode lays the diagram out anew, everything shown."""
         if not presenting():
             return
-        view = self.view
+        view, layout = self.view, self.flow.layout
         screen = QRectF(view.viewport().rect()).adjusted(-0.5, -0.5, 0.5, 0.5)
-        for item, room in layout_text_rooms(self.flow.layout):
-            shown = screen.contains(QRectF(view.mapFromScene(room).boundingRect()))
+
+        def on_screen(room: QRectF) -> bool:
+            return screen.contains(QRectF(view.mapFromScene(room).boundingRect()))
+
+        inside = screen.adjusted(BOX_MARGIN, BOX_MARGIN, -BOX_MARGIN, -BOX_MARGIN)   # a border on the edge looks cut
+        kept = view.framing or frozenset()
+        boxes = list(layout.nodes.values()) + layout.tokens + layout.heads + list(layout.gaps.values())
+        for box in boxes:
+            whole = getattr(box, "hook", None) in kept \
+                or inside.contains(QRectF(view.mapFromScene(box.mapRectToScene(box.rect())).boundingRect()))
+            if box.isVisible() != whole:
+                box.setVisible(whole)
+        for item, room in layout_text_rooms(layout):
+            owner = item.parentItem()
+            shown = on_screen(room) and (owner is None or owner.isVisible())
             if item.isVisible() != shown:
                 item.setVisible(shown)
+        if layout.token_header is not None and not any(token.isVisible() for token in layout.tokens):
+            layout.token_header.setVisible(False)
+        if layout.token_link is not None:         # from the selected token to the input: both shown
+            chip = next((t for t in layout.tokens if t.index == view.flow.selected_token()), None)
+            x_node = layout.nodes.get(X)
+            linked = chip is not None and chip.isVisible() and x_node is not None and x_node.isVisible()
+            if layout.token_link.isVisible() != linked:
+                layout.token_link.setVisible(linked)
 
     @contextmanager
     def every_text(self):
         """Every text shown for a while (an export draws the whole diagram)."""
-        hidden = [item for item, _ in layout_text_rooms(self.flow.layout) if not item.isVisible()]
+        layout = self.flow.layout
+        boxes = list(layout.nodes.values()) + layout.tokens + layout.heads + list(layout.gaps.values())
+        texts = [item for item, _ in layout_text_rooms(layout)]
+        hidden = [item for item in boxes + texts + [layout.token_header] if item is not None and not item.isVisible()]
         for item in hidden:
             item.setVisible(True)
         try:

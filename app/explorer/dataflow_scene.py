@@ -98,6 +98,10 @@ class DataflowScene(QGraphicsScene):
     def is_strip(self, hook: str) -> bool:
         return isinstance(self.layout.nodes[hook], StripNode)
 
+    def selected_token(self) -> int:
+        """The token whose row the nodes show."""
+        return self._token()
+
     def token_rect(self, index: int) -> QRectF:
         """A listed token's box (a long list shows a window around the selected token)."""
         item = next(t for t in self.layout.tokens if t.index == index)

@@ -22,6 +22,7 @@ from app.explorer import finite_marks
 from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
                                  show_overview, zoomed_font)
 from app.explorer import tensor_files
+from app.i18n import sentences
 from app.live_block import INPUTS, TARGETS
 from app.session import Change, Session
 from app.widgets.appearance import appearance
@@ -586,7 +587,7 @@ class Inspector(QWidget):
         where = f"{hook}[{', '.join(map(str, index))}]  ({token})"
         sentence = self.tr(STEP_SENTENCES.get(explanation.kind, STEP_SENTENCES[Step.UNEXPLAINED]))
         if any(term.name == "gain_offset" for term in explanation.terms):
-            sentence += " " + self.tr(ZERO_CENTRED_SENTENCE)
+            sentence = sentences([sentence, self.tr(ZERO_CENTRED_SENTENCE)])
         marks = self.model.marks
         if marks is not None:
             reason = finite_marks.cell_reason(int(marks[index[-2], index[-1]]))
@@ -624,6 +625,7 @@ class Inspector(QWidget):
     def restyle(self) -> None:
         """Fonts for the current interface zoom (the table's follow appearance() themselves)."""
         self.title.setFont(zoomed_font(CELL_POINT_SIZE, bold=True, extra=1))
+        self.title.set_wrapping(appearance().presenting)     # cut nothing for the back row: wrap
         self.sentence.setFont(zoomed_font(CELL_POINT_SIZE))
         self.problem.setFont(zoomed_font(CELL_POINT_SIZE))
         self.problem.setText("")                 # worded and coloured again by refresh
@@ -670,8 +672,9 @@ class Inspector(QWidget):
         layout = self.layout()
         margins = layout.contentsMargins()
         inner = max(width - margins.left() - margins.right(), 40)
-        top = max(self.title.sizeHint().height(),
-                  self.head_combo.sizeHint().height() if self.head_combo.isVisibleTo(self) else 0)
+        combo = self.head_combo.sizeHint() if self.head_combo.isVisibleTo(self) else None
+        beside = combo.width() + max(self.layout().spacing(), 0) if combo is not None else 0
+        top = max(self.title.height_at(inner - beside), combo.height() if combo is not None else 0)
         problem = self.problem.heightForWidth(inner) + layout.spacing() if self.problem.isVisibleTo(self) else 0
         return (margins.top() + margins.bottom() + top + problem + self.sentence.heightForWidth(inner)
                 + 3 * layout.spacing())

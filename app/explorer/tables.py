@@ -68,13 +68,29 @@ def padding() -> int:
 
 class ElidedLabel(QLabel):
     """One line of text that ends in "…" when the space is short (never clipped mid-letter, never
-    wider than its place); the whole text is its tooltip."""
+    wider than its place); the whole text is its tooltip. `set_wrapping(True)` (presentation
+    mode, where nothing may be cut): the whole text, wrapped onto more lines where it is short."""
 
     def __init__(self, name: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName(name)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self._full = ""
+        self._wrapping = False
+
+    def set_wrapping(self, wrapping: bool) -> None:
+        if wrapping == self._wrapping:
+            return
+        self._wrapping = wrapping
+        self.setWordWrap(wrapping)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored,
+                           QSizePolicy.Policy.Minimum if wrapping else QSizePolicy.Policy.Fixed)
+        self._elide()
+        self.updateGeometry()
+
+    def height_at(self, width: int) -> int:
+        """The height the text takes at `width` (one line unless it wraps)."""
+        return self.heightForWidth(width) if self._wrapping else self.sizeHint().height()
 
     def set_full_text(self, text: str) -> None:
         if text != self._full:
@@ -86,6 +102,10 @@ class ElidedLabel(QLabel):
         return self._full
 
     def _elide(self) -> None:
+        if self._wrapping:
+            if self.text() != self._full:
+                super().setText(self._full)
+            return
         super().setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(self.width(), 20)))
 
     def resizeEvent(self, event) -> None:  # noqa: N802
@@ -362,7 +382,9 @@ class NumberTable(QTableView):
         the table's rows rather than cut the widgets under it (a panel's height for its width,
         which Qt takes as its minimum in a column, counts the table at its size hint)."""
         rows = self.minimumSizeHint().height() if self.grows_by_stretch else self.content_height()
-        return QSize(min(self.content_width(), appearance().pixels(640)), rows)
+        # (a table that may scroll its rows wants room for the scroll bar beside its columns)
+        bar = self.verticalScrollBar().sizeHint().width() if self.grows_by_stretch else 0
+        return QSize(min(self.content_width() + bar, appearance().pixels(640)), rows)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         """Room for one whole column (and the vertical scroll bar) and two rows."""

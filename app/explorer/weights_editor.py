@@ -14,7 +14,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSignalBlocker, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QSizePolicy,
+    QAbstractItemView, QBoxLayout, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QSizePolicy,
     QSlider, QSpinBox, QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget,
 )
 
@@ -69,6 +69,9 @@ def slider_scale(value: float) -> float:
     return style.nice_limit(max(SLIDER_LEAST_SCALE, 2 * abs(float(value))))
 
 
+TRIM_MEASURED = 4096         # the widest trimmed number is looked for among this many values at most
+
+
 class WeightTableModel(QAbstractTableModel):
     """One tensor of the session as a table: a matrix as is, a per-head tensor one head at a
     time, a vector as one row. Never mutates arrays: every edit goes through the session."""
@@ -81,6 +84,7 @@ class WeightTableModel(QAbstractTableModel):
         self._shape = self._view_shape()
         self._rows, self._columns = self._labels()
         self._limits: dict[str, float] = {}
+        self.trim = False           # numbers without trailing zeros (presentation mode: see WeightEditor.restyle)
         # What was last shown (a view of the Session's array), and the Session's write mark then.
         self._shown, self._mark = self._array_or_none(), session.writes_since(self._name, 0)[0]
 
@@ -260,7 +264,7 @@ class WeightTableModel(QAbstractTableModel):
             return None
         value = float(self.view_array()[index.row(), index.column()])
         if role == _DISPLAY:
-            return style.format_number(value)
+            return self.text(value)
         if role == _EDIT:
             return value
         if role == _BACKGROUND:
@@ -284,7 +288,24 @@ class WeightTableModel(QAbstractTableModel):
         value = float(self.view_array()[row, column])
         colour = style.tint(value, self.colour_limit())
         mark = finite_marks.problem_colour(False) if abs(value) > FLOAT16_MAX else None
-        return colour, ink_on(colour), style.format_number(value), mark
+        return colour, ink_on(colour), self.text(value), mark
+
+    def text(self, value: float) -> str:
+        """A cell's number as shown: six decimals, or with `trim` exactly as many as it has (up to
+        six): 1, −0.5, 0.25 — the same values, in narrower columns."""
+        return style.format_number(value, trim=self.trim)
+
+    def widest_texts(self, values: np.ndarray) -> tuple[str, ...]:
+        """The texts that decide the columns' width for these values: their least and greatest,
+        and with `trim` the longest text of any (up to TRIM_MEASURED values; else all six decimals)."""
+        if not values.size:
+            return ()
+        ends = (float(values.min()), float(values.max()))
+        if not self.trim:
+            return tuple(style.format_number(v) for v in ends)
+        if values.size > TRIM_MEASURED:
+            return tuple(style.format_number(v) for v in ends)
+        return tuple({self.text(float(v)) for v in values.ravel()})
 
     def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
         """Typed text (or a number) into a cell; False if the session refuses it (it says why)."""
@@ -493,8 +514,7 @@ class WeightEditor(QWidget):
                 self._fit_table()
             elif region is not None:            # an edit: only its cells may need wider columns
                 changed = self.model.view_array()[region]
-                self.table.widen_for((style.format_number(float(changed.min())),
-                                      style.format_number(float(changed.max()))))
+                self.table.widen_for(self.model.widest_texts(changed))
             if region is not None:
                 self._show_overview(region)
             row, column = self.model.table_position(index)
@@ -515,13 +535,17 @@ class WeightEditor(QWidget):
         else:
             axes = f"{self.model.row_label(row)} → {self.model.column_label(column)}"
         self.cell_label.set_full_text(f"{where}  ·  {axes}")
+        self.cell_controls.fit_cell_row()
 
     def _fit_table(self) -> None:
         """Columns as wide as the tensor's longest number (never elided; an edit only widens them,
         so nothing jumps: see _sync); the table no taller than its rows."""
         array = self.model.view_array()
-        texts = tuple(style.format_number(v) for v in ((float(array.min()), float(array.max())) if array.size else ()))
-        self.table.fit_columns(texts + ("−0.000000",), force=True)
+        texts = self.model.widest_texts(array)
+        # Room for a minus sign, so an edit to a negative value does not widen the columns; not in
+        # presentation mode, where the table shows whole at its shown size first (an edit widens it).
+        least = "0" if self.model.trim else "−0.000000"
+        self.table.fit_columns(texts + (least,), force=True)
 
     def _show_overview(self, region) -> None:
         array = self.model.view_array()
@@ -543,6 +567,9 @@ class WeightEditor(QWidget):
     def restyle(self) -> None:
         """Fonts and sizes for the current interface zoom."""
         self.setFont(zoomed_font(CELL_POINT_SIZE))
+        if self.model.trim != appearance().presenting:
+            self.model.trim = appearance().presenting      # whole tables on a projector: no trailing zeros
+            self.table.viewport().update()
         self.table.restyle()
         self.cell_controls.restyle()
         self.tensor_actions.restyle()
@@ -684,7 +711,7 @@ class CellControls(QWidget):
         self.slider_plus = QLabel()
         self.slider_plus.setObjectName("weightSliderMaximum")
 
-        cell_row = QHBoxLayout()
+        cell_row = self.cell_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)   # see fit_cell_row
         cell_row.addWidget(self.cell_label, 1)
         cell_row.addWidget(self.value_spin)
         slider_row = QHBoxLayout()
@@ -706,6 +733,21 @@ class CellControls(QWidget):
     def restyle(self) -> None:
         metrics = QFontMetrics(self.editor.font())
         self.value_spin.setMinimumWidth(metrics.horizontalAdvance("−1000000.000000") + appearance().pixels(30))
+        self.fit_cell_row()
+
+    def fit_cell_row(self) -> None:
+        """The cell's name beside its value where both fit the width, else on its own line above
+        it: the name is never cut (W_O[0, 0, 0] · z1 → d1 in a narrow panel, large text)."""
+        label = self.cell_label
+        needed = (label.fontMetrics().horizontalAdvance(label.full_text()) + 2 * label.margin() + 2
+                  + max(self.cell_row.spacing(), 0) + max(self.value_spin.minimumWidth(), self.value_spin.sizeHint().width()))
+        direction = QBoxLayout.Direction.LeftToRight if needed <= self.width() else QBoxLayout.Direction.TopToBottom
+        if self.cell_row.direction() != direction:
+            self.cell_row.setDirection(direction)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.fit_cell_row()
 
     def current_tensor(self) -> str:
         return self.editor.current_tensor()

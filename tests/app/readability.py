@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QAbstractListModel, QEvent, QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QFont, QFontInfo, QFontMetricsF, QTextDocument, QTextFormat
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea,
+from PySide6.QtWidgets import (QAbstractButton, QAbstractGraphicsShapeItem, QAbstractItemView, QAbstractScrollArea,
                                QCheckBox, QComboBox, QGraphicsItem, QGraphicsSimpleTextItem,
                                QGraphicsTextItem, QGraphicsView, QGroupBox, QHeaderView, QLabel, QLineEdit, QMenu,
                                QPlainTextEdit, QPushButton, QRadioButton, QStatusBar, QStyle, QStyleOptionButton,
@@ -141,6 +141,9 @@ def _cut_off(widget: QWidget) -> str | None:
     metrics = QFontMetricsF(widget.font())
     text = _text_of(widget)
     if isinstance(widget, QLabel):
+        full = getattr(widget, "full_text", None)       # a label that elides itself (tables.ElidedLabel)
+        if callable(full) and full() and widget.text() != full():
+            return f"elided to {widget.text()!r} in {widget.width()} px"
         room = widget.contentsRect()
         margin = widget.margin() * 2
         if widget.wordWrap():
@@ -416,14 +419,27 @@ def _item_name(item: QGraphicsItem, text: str) -> str:
     return f"{label} {_short(text)}"
 
 
+def _box_name(box: QGraphicsItem, text) -> str:
+    owner = box
+    while owner is not None and getattr(owner, "hook", None) is None:
+        owner = owner.parentItem()
+    text = text.text() if isinstance(text, QGraphicsSimpleTextItem) else text.toPlainText()
+    return f"{type(box).__name__} of {owner.hook if owner is not None else _short(text)}"
+
+
 def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> list[Finding]:
     import pyqtgraph as pg
     findings = []
     dpi = float(view.logicalDpiY())
     viewport = QRectF(view.viewport().rect())
     placed: dict[int, list[tuple[QRectF, str]]] = defaultdict(list)
+    boxes: dict[int, tuple[QAbstractGraphicsShapeItem, str]] = {}
     name = describe(view)
     for item in view.scene().items():
+        box = item.parentItem()
+        if isinstance(item, (QGraphicsSimpleTextItem, QGraphicsTextItem)) and isinstance(box, QAbstractGraphicsShapeItem) \
+                and box.zValue() >= 0:              # (below zero: a background region, which the edge may cut)
+            boxes.setdefault(id(box), (box, f"{name}: {_box_name(box, item)}"))
         if not item.isVisible() or item.effectiveOpacity() < 0.05:
             continue
         if isinstance(item, pg.AxisItem):
@@ -465,6 +481,11 @@ def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> li
             if not parent.sceneBoundingRect().adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(item.sceneBoundingRect()):
                 findings.append(Finding(area, where, what, "cut off by the item it sits in"))
         placed[id(parent)].append((item.sceneBoundingRect(), what))
+    for box, what in boxes.values():                # a box that holds a text: on screen whole, or not at all
+        rect = QRectF(view.mapFromScene(box.mapToScene(box.boundingRect())).boundingRect())   # with its border
+        if box.isVisible() and box.effectiveOpacity() >= 0.05 and rect.intersects(viewport) \
+                and not viewport.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect):
+            findings.append(Finding(area, where, what, "its box is cut by the edge of the view"))
     for siblings in placed.values():
         for i, (rect, what) in enumerate(siblings):
             for other, other_what in siblings[i + 1:]:

@@ -101,15 +101,18 @@ def test_a_step_that_fits_is_framed_in_the_block_with_its_sub_layers_caption(qtb
     caption, chips = view.flow.layout.bands[0][1], view.flow.layout.heads
     assert caption.isVisible() and all(chip.text.isVisible() for chip in chips)      # which head: on screen
     assert_readable_and_whole(view)
-    # Nodes the view's edge cuts show their box, not cut text; scrolled in, their text comes back.
-    rooms = dict(layout_text_rooms(view.flow.layout))       # what of a text must be on screen (a value: its cell)
-    hidden = [(hook, item) for hook in view.node_names() for item in view.node_item(hook).text_items()
-              if not item.isVisible()]
-    assert hidden and not any(inside(view, rooms[item], slack=0.5) for _, item in hidden)
-    hook, item = next((hook, item) for hook, item in hidden
-                      if QRectF(view.viewport().rect()).intersects(on_screen(view, view.node_rect(hook))))
+    # Nothing is shown half: a node the view's edge would cut is hidden whole (its edges run on off
+    # screen); scrolled in, it comes back, texts and all.
+    screen = QRectF(view.viewport().rect())
+    hidden = [hook for hook in view.node_names() if not view.node_item(hook).isVisible()]
+    assert hidden and not any(inside(view, view.node_rect(hook), slack=-1.5) for hook in hidden)
+    shown = [hook for hook in view.node_names() if view.node_item(hook).isVisible()]
+    assert all(inside(view, view.node_rect(hook)) for hook in shown
+               if screen.intersects(on_screen(view, view.node_rect(hook))))
+    hook = next(hook for hook in hidden if screen.intersects(on_screen(view, view.node_rect(hook))))
+    item = view.node_item(hook).text_items()[0]
     view.centerOn(view.node_rect(hook).center())
-    assert item.isVisible()
+    assert view.node_item(hook).isVisible() and item.isVisible()
     assert_readable_and_whole(view)
 
 

@@ -298,6 +298,23 @@ def test_qk_norm_gate_and_clamp_hooks_are_worded(qtbot):
     widget.close()
 
 
+def test_chinese_sentences_join_without_a_space_beside_the_full_width_stop(qtbot):
+    """The step's sentence and the zero-centred norm's note, in Chinese: 。 then the next
+    sentence, no half-width space between (tools/chinese_punctuation.py)."""
+    from app import i18n
+    from app.session import Session
+    from core.labs.generations import preset
+    from tools.chinese_punctuation import problems
+    i18n.install("zh")
+    session = Session(preset("divergence"))
+    widget = show(qtbot, Inspector(session), 520, 420)
+    session.select(hook="ln2.hook_out")
+    text = widget.findChild(QLabel, "inspectorSentence").text()
+    assert "零中心归一化" in text and "。零中心" in text
+    assert not problems(text, chinese=True), text
+    widget.close()
+
+
 def test_a_hook_explain_cannot_explain_is_shown_not_a_crash(qtbot, session, monkeypatch):
     from app.explorer import inspector as module
     from app.explorer.inspector import STEP_SENTENCES

@@ -186,6 +186,12 @@ def test_a_clamped_swiglu_shows_the_clamped_values(qtbot):
     where = vb.mapViewToScene(pg_point(unit + 0.5, token + 0.5))
     text = tab.hover_text(where)
     assert f"unit h{unit + 1}" in text and "before clamping" in text
+    from app import i18n
+    from tools.chinese_punctuation import problems
+    i18n.install("zh")                        # in Chinese: no space before the full-width bracket
+    chinese = tab.hover_text(where)
+    assert "（截断前" in chinese and " （" not in chinese and not problems(chinese, chinese=True), chinese
+    i18n.install("en")
     # the activation tab marks the limit and puts the clamped gate on the curve
     panel.show_tab("activation")
     turns()

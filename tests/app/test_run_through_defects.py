@@ -125,15 +125,46 @@ def test_c4_step_2_puts_the_identity_where_the_caption_says(blocklab_open):
     lab.window.lessons.close()
 
 
-def test_captions_say_two_rows_and_never_a_web_browser():
-    from core.formats.lesson import load_lesson
+def test_no_caption_says_a_web_browser():
     from tests.conftest import ROOT
-    r45 = load_lesson(R45)
-    step = r45.steps[r45.step_index("b3")]
-    assert "two rows" in step.caption.en and "两行" in step.caption.zh
-    assert "one row" not in step.caption.en and "同一行" not in step.caption.zh
     texts = [path.read_text(encoding="utf-8") for path in (ROOT / "resources").rglob("*.json")]
     assert not any("浏览器" in text for text in texts)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_r45_step_7_caption_names_what_the_diagram_shows_in_every_mode(blocklab_open, language):
+    """R45 step 7 (b3) talks about the nodes it lights, by the titles the diagram gives them, not
+    about a layout: the explorer draws the block in two rows, presentation mode at a projector's
+    1024×768 draws only those nodes in one row. In both, each is on screen whole and named."""
+    from tests.app.readability import settle
+    lab = blocklab_open(R45, language=language)
+    window = lab.window
+    window.resize(1280, 800)
+    lessons = window.lessons
+    lessons.go(lessons.lesson.step_index("b3"))
+    settle(QApplication.instance(), 3)
+    caption = " ".join(window.lesson_bar.caption.text().split())
+    assert "row" not in caption and "行" not in caption.replace("进行", "")
+    view = window.dataflow
+    hooks = set(window.session.highlight.hooks)
+    assert hooks == {"attn.hook_pattern", "hook_attn_out", "hook_resid_mid", "mlp.hook_post", "hook_resid_post"}
+    for presenting in (False, True):
+        if presenting:
+            window.presentation.enter(full_screen=False)
+            settle(QApplication.instance(), 3)
+            window.resize(1024, 768)
+            settle(QApplication.instance(), 3)
+        screen = view.viewport().rect()
+        for hook in hooks:
+            title = view.node_title(hook)
+            named = title.replace("\n", "") if language == "zh" else " ".join(title.split())
+            assert named in caption, (hook, named)
+            node = view.node_item(hook)
+            shown = view.mapFromScene(node.mapRectToScene(node.rect())).boundingRect()
+            if presenting:
+                assert node.isVisible() and screen.adjusted(-1, -1, 1, 1).contains(shown), hook
+    assert view.flow.layout.compact is not None             # presenting: the nodes in one row
+    window.presentation.leave()
 
 
 # --- Show the answer is a toggle ------------------------------------------------------------------

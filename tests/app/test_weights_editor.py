@@ -130,6 +130,20 @@ def test_selecting_a_cell_makes_it_the_session_edit_cell(qtbot, editor, session)
     assert "W_out[4, 2]" in editor.cell_label.text()
 
 
+def test_the_cell_name_is_never_cut_it_goes_above_the_value_when_narrow(qtbot, editor, session):
+    """W_O[0, 0, 0] · z1 → d1 beside the value where both fit, on its own line above it where they
+    do not (R45 step 9 at 1024×768 presenting): whole at every width, never elided."""
+    session.select_edit_cell("W_O", (0, 0, 0))
+    label, spin = editor.cell_label, editor.value_spin
+    for width in (640, 420, 300):
+        editor.resize(width, 600)
+        settle(lambda: editor.cell_controls.width() == width and label.text() == label.full_text())
+        assert label.text() == label.full_text() and label.full_text().startswith("W_O[0, 0, 0]"), width
+        assert label.width() >= label.fontMetrics().horizontalAdvance(label.full_text()), width
+        beside = label.geometry().bottom() > spin.geometry().top()
+        assert beside == (width >= 420), width      # (at 420 px both fit on one line, at 300 they do not)
+
+
 def test_editor_follows_the_session_edit_cell(editor, session):
     session.select_edit_cell("W_K", (1, 3, 0))
     assert editor.tensor_combo.currentData() == "W_K"

@@ -256,9 +256,10 @@ class HiddenUnitsTab(PlotTab):
                 raw = other_hook.removesuffix("_clamped")
                 if raw != other_hook and trace[raw][token, unit] != trace[other_hook][token, unit]:
                     before = format_number(float(trace[raw][token, unit]))
-                    value += " " + self.tr("(before clamping %1)").replace("%1", before)
+                    # (the space before the bracket is the translation's: none before a full-width one)
+                    value = self.tr("%1 (before clamping %2)").replace("%1", value).replace("%2", before)
                 parts.append(f"{other} = {value}")
             where = self.tr("token “%1”, unit h%2").replace("%1", self.session.tokens[token])
             where = where.replace("%2", str(unit + 1))
-            return where + ": " + ", ".join(parts)
+            return self.tr("%1: %2").replace("%2", self.tr(", ").join(parts)).replace("%1", where)
         return None
