@@ -16,11 +16,12 @@ from PySide6.QtCore import QObject, QPointF, QRectF
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSimpleTextItem, QToolTip
 
 from app.explorer import finite_marks
-from app.explorer.dataflow_items import EdgeItem, NodeBase, NumberNode
+from app.explorer.dataflow_items import EdgeItem, NodeBase
 from app.explorer.dataflow_layout import (Layout, LayoutSpec, band_caption, build, gap_tooltip, layout_text_boxes,
                                           shape_text, token_caption, token_link_path, token_window)
 from app.explorer.dataflow_plan import Q
 from app.explorer.dataflow_pointing import hit, value_tooltip
+from app.explorer.dataflow_queries import SceneQueries
 from app.explorer.dataflow_strip import StripNode
 from app.explorer.dataflow_style import (DIMMED, FORCED_NUMBERS_MAX, NUMBERS_MAX, Geometry, Palette, place_text,
                                          tr)
@@ -39,7 +40,7 @@ def _limit_for(array: np.ndarray) -> float:
     return style.nice_limit(peak) if np.isfinite(peak) else style.limit_for(array)
 
 
-class DataflowScene(QGraphicsScene):
+class DataflowScene(SceneQueries, QGraphicsScene):
     """The drawing of the block: nodes, edges, tokens and head chips, built from the session's
     trace when the layout changes and otherwise updated in place. Zoom, fit, clicks and menus
     are the view's (DataflowView)."""
@@ -67,59 +68,6 @@ class DataflowScene(QGraphicsScene):
         self.geometry = Geometry.at(1.0)
         self.palette = Palette.of(appearance())
 
-    # --- what is drawn --------------------------------------------------------------------
-    def node_names(self) -> list[str]:
-        """The hooks drawn, in trace order."""
-        return list(self.layout.nodes)
-
-    def node_order(self) -> list[str]:
-        """The hooks in reading order (row by row, column by column, top to bottom): the
-        numbering of spotlight_number()."""
-        return list(self.layout.order)
-
-    def node_item(self, hook: str) -> NodeBase:
-        return self.layout.nodes[hook]
-
-    def node_rect(self, hook: str) -> QRectF:
-        node = self.layout.nodes[hook]
-        return node.mapRectToScene(node.rect())
-
-    def node_title(self, hook: str) -> str:
-        return self.layout.nodes[hook].title
-
-    def node_texts(self, hook: str) -> list[str]:
-        """The numbers a number node shows, top to bottom ([] for a heatmap)."""
-        node = self.layout.nodes[hook]
-        return [text.text() for text in node.texts] if isinstance(node, NumberNode) else []
-
-    def node_limit(self, hook: str) -> float:
-        return self._limits[hook]
-
-    def is_strip(self, hook: str) -> bool:
-        return isinstance(self.layout.nodes[hook], StripNode)
-
-    def selected_token(self) -> int:
-        """The token whose row the nodes show."""
-        return self._token()
-
-    def token_rect(self, index: int) -> QRectF:
-        """A listed token's box (a long list shows a window around the selected token)."""
-        item = next(t for t in self.layout.tokens if t.index == index)
-        return item.mapRectToScene(item.rect())
-
-    def edges(self) -> list[tuple[str, str, str, str | None]]:
-        return [(e.spec.source, e.spec.target, e.spec.kind, e.label.text() if e.label else None)
-                for e in self.layout.edges]
-
-    def highlighted(self) -> set[str] | None:
-        return None if self._highlight is None else set(self._highlight)
-
-    def marked_cells(self, hook: str) -> list:
-        """The highlighted cells a node outlines: channels (numbers) or (token, channel) (heatmap)."""
-        return self.layout.nodes[hook].marked()
-
-    def spotlighted(self) -> str | None:
-        return self._spot
 
     # --- changes from outside ----------------------------------------------------------------
     def set_mode(self, mode: str) -> None:

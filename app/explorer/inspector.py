@@ -8,12 +8,11 @@ recomputed is looked at again, and only its changed cells are repainted.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, Qt
-from PySide6.QtGui import QGuiApplication, QTextCursor, QTextLayout
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtGui import QTextCursor, QTextLayout
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from core.explain import Explanation, Step, explain
 from core.numbers import format_exact, format_short
@@ -21,7 +20,7 @@ from core.numbers import format_exact, format_short
 from app.explorer import finite_marks
 from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
                                  show_overview, zoomed_font)
-from app.explorer import tensor_files
+from app.explorer.inspector_export import InspectorExport
 from app.i18n import sentences
 from app.live_block import INPUTS, TARGETS
 from app.session import Change, Session
@@ -373,7 +372,7 @@ class ExplanationText(QPlainTextEdit):
         return total + int(2 * margin) + 1 + 2 * self.frameWidth()
 
 
-class Inspector(QWidget):
+class Inspector(InspectorExport, QWidget):
     """The selected hook: its name and meaning, a head picker for per-head hooks, the numbers
     (with an overview picture when the slice is large), and the selected cell's computation.
     Right-click the table to export the hook (CSV, .npy) or the equation (clipboard, text file)."""
@@ -690,70 +689,3 @@ class Inspector(QWidget):
         beside = (self._numbers.spacing() + self.overview.sizeHint().width()) if self.overview.isVisibleTo(self) else 0
         table = self.table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2, inner - beside)
         return self._beside_the_numbers(width) + table + self.explanation.content_height(inner)
-
-    # --- export ----------------------------------------------------------------------------------
-    def context_menu(self) -> QMenu:
-        """Export the hook (all its heads) as CSV or .npy; copy or save the equation."""
-        hook = self.session.selected_hook
-        menu = QMenu(self)
-        menu.setObjectName("inspectorMenu")
-        for name, text, suffix in (("inspectorExportCsv", self.tr("Export %1 as CSV…"), ".csv"),
-                                   ("inspectorExportNpy", self.tr("Export %1 as NumPy .npy…"), ".npy")):
-            action = menu.addAction(text.replace("%1", hook))
-            action.setObjectName(name)
-            action.triggered.connect(lambda _checked=False, s=suffix: self._export_dialog(s))
-        menu.addSeparator()
-        copy = menu.addAction(self.tr("Copy the equation"))
-        copy.setObjectName("inspectorCopyEquation")
-        copy.triggered.connect(self.copy_equation)
-        save = menu.addAction(self.tr("Save the equation as text…"))
-        save.setObjectName("inspectorSaveEquation")
-        save.triggered.connect(self._save_equation_dialog)
-        return menu
-
-    def _explanation_menu(self, position) -> None:
-        menu = self.explanation.createStandardContextMenu()
-        menu.addSeparator()
-        ours = self.context_menu()
-        for action in ours.actions():
-            menu.addAction(action)
-        exec_once(menu, self.explanation.viewport().mapToGlobal(position))
-        ours.deleteLater()
-
-    def export_tensor(self, path: Path) -> bool:
-        """Write the selected hook (every head) to `path`: CSV or .npy by its suffix. Says in the
-        status bar what was written, or why nothing was."""
-        hook = self.session.selected_hook
-        array = self.session.trace[hook]
-        shape = "×".join(map(str, array.shape))
-        comments = (f"{hook} [{shape}]", "tokens: " + " ".join(self.session.tokens))
-        return tensor_files.export_tensor(self.session, Path(path), array, f"{hook} [{shape}]", comments)
-
-    def equation_text(self) -> str:
-        """The selected cell's explanation as the inspector shows it (plain text)."""
-        self.catch_up()
-        return self.explanation.toPlainText()
-
-    def copy_equation(self) -> None:
-        QGuiApplication.clipboard().setText(self.equation_text())
-        self.session.message.emit(self.tr("The equation is on the clipboard."))
-
-    def save_equation(self, path: Path) -> bool:
-        try:
-            Path(path).write_text(self.equation_text() + "\n", encoding="utf-8")
-        except OSError as error:
-            self.session.message.emit(self.tr("Cannot write %1: %2").replace("%1", str(path))
-                                      .replace("%2", error.strerror or str(error)))
-            return False
-        self.session.message.emit(self.tr("Saved the equation to %1").replace("%1", str(path)))
-        return True
-
-    def _export_dialog(self, suffix: str) -> None:
-        path = tensor_files.ask_save_path(self, self.session.selected_hook.replace(".", "_") + suffix, suffix)
-        if path:
-            self.export_tensor(path)
-
-    def _save_equation_dialog(self) -> None:
-        path = tensor_files.ask_save_path(self, self.session.selected_hook.replace(".", "_") + ".txt", ".txt")
-        if path:
-            self.save_equation(path)
