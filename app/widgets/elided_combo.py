@@ -5,6 +5,8 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
+from app.widgets.inert import plain_tooltip
+
 POPUP_MARGIN_PX = 32          # the popup's frame, scroll bar and item padding around the longest text
 
 
@@ -39,7 +41,7 @@ class ElidedComboBox(QComboBox):
         return self.shown_text() != self.currentText()
 
     def _update_tooltip(self, *_args) -> None:
-        tooltip = self.currentText() if self.is_elided() else ""
+        tooltip = plain_tooltip(self.currentText()) if self.is_elided() else ""  # a file's title: never HTML
         if self.toolTip() != tooltip:
             self.setToolTip(tooltip)
 
