@@ -588,3 +588,22 @@ def test_the_bias_legend_glosses_the_sentences_in_english_and_lies_off_the_plot(
     finally:
         i18n.install("en")
     qtbot.waitUntil(lambda: names()[0] == "好吃 “tasty”", timeout=2000)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_mse_curve_shows_whole_at_the_width_a_1024_window_gives(lab_panel, qtbot, language):
+    """The lab is 680 px wide in a 1024×768 window: the curve's title wraps rather than widen the
+    plot past its view (which cut the title and the plot's right-hand side)."""
+    from app import i18n
+    from tests.app.fit_helpers import hidden_axes
+    session, panel = lab_panel
+    part = panel.part("naive")
+    i18n.install(language)
+    try:
+        panel.set_focus("naive")
+        panel.resize(680, 600)
+        qtbot.waitUntil(lambda: part.curve_view.width() < 250, timeout=2000)
+        qtbot.wait(0)                                  # the plots' own layouts, posted
+        assert hidden_axes(part.curve_view, part.curve_plot, panel, "MSE curve") == []
+    finally:
+        i18n.install("en")

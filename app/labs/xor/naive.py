@@ -205,9 +205,11 @@ class XorNaivePart(QWidget):
         current = lab.linear_mse(inputs, targets, model)
         self.curve_point.setData([model.value(name)], [current])
         others = [n for n in lab.PARAMETERS if n != name]
-        plot_title(self.curve_plot, self.tr("MSE as %1 moves (%2, %3 held)").replace("%1", name)
+        # what is held under the axis, not in the title: at 1024×768 the plot is narrower than
+        # the whole sentence on one line (a wider title widened the plot past its view)
+        plot_title(self.curve_plot, self.tr("MSE as %1 moves").replace("%1", name))
+        axis_label(self.curve_plot, "bottom", self.tr("%1 (%2, %3 held)").replace("%1", name)
                    .replace("%2", others[0]).replace("%3", others[1]))
-        axis_label(self.curve_plot, "bottom", name)
         limit = nice_limit(float(np.max(curve)))
         if limit != self.curve_limit:
             self.curve_limit = limit
