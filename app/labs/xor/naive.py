@@ -97,8 +97,10 @@ class XorNaivePart(QWidget):
         self.curve_point = pg.ScatterPlotItem(size=12, brush=pg.mkBrush(POINT_COLOUR), pen=pg.mkPen("#222222"))
         self.curve_plot.addItem(self.curve_point)
         self.floor_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(FLOOR_COLOUR, width=1.5, style=Qt.PenStyle.DashLine),
-                                          label="", labelOpts={"position": 0.2, "color": FLOOR_COLOUR,
-                                                               "anchors": [(0.5, 1.2), (0.5, 1.2)]})
+                                          label="", labelOpts={"position": 0.02, "color": FLOOR_COLOUR,
+                                                               # from the left edge, where the curve is high:
+                                                               # centred at 20 % it ran off a narrow plot
+                                                               "anchors": [(0.0, 1.2), (0.0, 1.2)]})
         self.floor_line.label.setFont(font(10))
         self.curve_plot.addItem(self.floor_line)
         self.curve_plot.setXRange(low, high, padding=0.02)
