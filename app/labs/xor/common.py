@@ -81,14 +81,13 @@ class SteadyLabel(QLabel):
         twin = self._twin
         if twin is None:
             twin = self._twin = QLabel()
-            twin.setWordWrap(True)
-        twin.setTextFormat(self.textFormat())
-        twin.setFont(self.font())
-        twin.setContentsMargins(self.contentsMargins())
-        twin.setMargin(self.margin())
-        twin.setIndent(self.indent())
-        twin.setAlignment(self.alignment())
-        twin.setWordWrap(self.wordWrap())
+        # only what differs: a setter re-lays out the twin's text (and forgets its sizes)
+        for get, put in ((QLabel.textFormat, QLabel.setTextFormat), (QLabel.font, QLabel.setFont),
+                         (QLabel.contentsMargins, QLabel.setContentsMargins), (QLabel.margin, QLabel.setMargin),
+                         (QLabel.indent, QLabel.setIndent), (QLabel.alignment, QLabel.setAlignment),
+                         (QLabel.wordWrap, QLabel.setWordWrap)):
+            if get(twin) != get(self):
+                put(twin, get(self))
         if twin.text() != self.text():
             twin.setText(self.text())
         return twin
