@@ -44,6 +44,7 @@ class SteadyLabel(QLabel):
         self._tallest: dict[int, int] = {}          # the tallest height at each width
         self._fitted: dict[int, int] = {}           # the current text's height at each width
         self._fitted_text: str | None = None
+        self._twin: QLabel | None = None             # measures heights (see _measure)
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         # A layout asks this dozens of times per edit; laying out rich text each time costs
@@ -56,7 +57,7 @@ class SteadyLabel(QLabel):
         if height is None:
             if len(self._fitted) >= self.MAX_WIDTHS:
                 self._fitted.clear()
-            height = self._fitted[width] = super().heightForWidth(width)
+            height = self._fitted[width] = self._measure(width)
         tallest = self._tallest.get(width, -1)
         if height <= tallest:
             return tallest
@@ -64,6 +65,32 @@ class SteadyLabel(QLabel):
             self._tallest.clear()
         self._tallest[width] = height
         return height
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self._synced_twin().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self._synced_twin().minimumSizeHint()
+
+    def _measure(self, width: int) -> int:
+        return self._synced_twin().heightForWidth(width)
+
+    def _synced_twin(self) -> QLabel:
+        """An unshown twin that measures the text: asked for its sizes, the label itself lays its
+        shown text out at another width, and then repaints (one more pass of the window per edit)."""
+        twin = self._twin
+        if twin is None:
+            twin = self._twin = QLabel()
+        # only what differs: a setter re-lays out the twin's text (and forgets its sizes)
+        for get, put in ((QLabel.textFormat, QLabel.setTextFormat), (QLabel.font, QLabel.setFont),
+                         (QLabel.contentsMargins, QLabel.setContentsMargins), (QLabel.margin, QLabel.setMargin),
+                         (QLabel.indent, QLabel.setIndent), (QLabel.alignment, QLabel.setAlignment),
+                         (QLabel.wordWrap, QLabel.setWordWrap)):
+            if get(twin) != get(self):
+                put(twin, get(self))
+        if twin.text() != self.text():
+            twin.setText(self.text())
+        return twin
 
     def release(self) -> None:
         if self._tallest:
@@ -91,6 +118,10 @@ def label(name: str, points: float = TEXT_PT, wrap: bool = True) -> QLabel:
 def set_text(widget: QLabel, text: str) -> None:
     if widget.text() != text:          # re-laying out text costs: only on change
         widget.setText(text)
+        if isinstance(widget, SteadyLabel) and widget.isVisible():
+            # lay the new text out now, at the label's width: laid out while it is being
+            # painted, the label asks for another paint (one more pass of the window)
+            QLabel.heightForWidth(widget, widget.width())
 
 
 def esc(text: str) -> str:

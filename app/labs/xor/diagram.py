@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen, QRegion
 from PySide6.QtWidgets import QWidget
 
 from app.labs.xor.common import DIAGRAM_DECIMALS, TEXT_PT, trimmed
@@ -117,7 +117,17 @@ class XorDiagram(QWidget):
         self.texts["out"] = [f"ŷ = {trimmed(output, DIAGRAM_DECIMALS)}",
                              f"y = {trimmed(target, DIAGRAM_DECIMALS)} {'✓' if right else '✗'}"]
         self.right = right
-        self.update()
+        # The drawing around the spin boxes only: nothing is drawn under them (every edge ends at
+        # a spin's border), and a spin whose value changed repaints itself, so the other eight are
+        # not painted again on every edit.
+        self.update(self._around_spins())
+
+    def _around_spins(self) -> QRegion:
+        region = QRegion(self.rect())
+        for spin in self.spins.values():
+            if spin.isVisible():
+                region -= QRegion(spin.geometry())
+        return region
 
     # geometry: every position is a fraction of the widget, so it scales with the window
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
