@@ -74,15 +74,20 @@ def chinese():
     i18n.install("en")
 
 
-@pytest.mark.parametrize("lab_id, scenario", [("xor", "c4-xor.json"), ("ffn-page", "c4-xor.json"),
-                                              ("ffn-page", "block-default.json")])
-def test_every_part_of_a_lab_in_chinese(qtbot, chinese, lab_id, scenario):
-    session = Session(load_scenario(SCENARIOS / scenario))
-    panel = build_lab_panel(lab_id, session)
+def _shown_lab(qtbot, lab_id: str, scenario: str):
+    """The lab's panel on `scenario`, shown at 1100×800."""
+    panel = build_lab_panel(lab_id, Session(load_scenario(SCENARIOS / scenario)))
     qtbot.addWidget(panel)
     panel.resize(1100, 800)
     panel.show()
     qtbot.waitExposed(panel)
+    return panel
+
+
+@pytest.mark.parametrize("lab_id, scenario", [("xor", "c4-xor.json"), ("ffn-page", "c4-xor.json"),
+                                              ("ffn-page", "block-default.json")])
+def test_every_part_of_a_lab_in_chinese(qtbot, chinese, lab_id, scenario):
+    panel = _shown_lab(qtbot, lab_id, scenario)
     for part in panel.parts():
         panel.set_focus(part)
         assert stray_english(panel) == set(), part
@@ -137,15 +142,9 @@ def _punctuation_rule():
                                               ("model", "block-default.json")])
 def test_the_chinese_on_screen_follows_the_punctuation_rule(qtbot, chinese, lab_id, scenario):
     """The texts as shown, numbers and names filled in, not only the translation files: a
-    separator or a quotation mark joined in code escapes tools/chinese_punctuation.py (the
-    generations lab joins its sources with "; " in Chinese too)."""
+    separator or a quotation mark joined in code escapes tools/chinese_punctuation.py."""
     rule = _punctuation_rule()
-    session = Session(load_scenario(SCENARIOS / scenario))
-    panel = build_lab_panel(lab_id, session)
-    qtbot.addWidget(panel)
-    panel.resize(1100, 800)
-    panel.show()
-    qtbot.waitExposed(panel)
+    panel = _shown_lab(qtbot, lab_id, scenario)
     wrong = set()
     for part in panel.parts():
         panel.set_focus(part)
