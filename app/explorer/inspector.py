@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QTextCursor, QTextLayout
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
@@ -624,9 +624,14 @@ class Inspector(InspectorExport, QWidget):
         """Stand the one-row slice up (or lay it flat again) for the inspector's present width."""
         self._set_standing(self._stands_at(self._inner_width(self.width())))
 
+    _standing = False                        # the table stands: the note and the sentence beside it
+
     def _set_standing(self, stand: bool) -> None:
-        if stand == self.model.transposed:
+        """The model turned (or not) and the panel laid out for it. (A new slice's reset lays the
+        model flat: the panel follows here.)"""
+        if stand == self.model.transposed == self._standing:
             return
+        self._standing = stand
         current = self.table.currentIndex()
         cell = self.model.cell_of(current) if current.isValid() else None
         refreshing, self._refreshing = self._refreshing, True
@@ -645,10 +650,10 @@ class Inspector(InspectorExport, QWidget):
             self._refreshing = refreshing
         # the sentence goes beside the standing table, under the note; back under it lying flat
         layout = self.layout()
-        if stand:
+        if stand and self._side.indexOf(self.sentence) < 0:
             layout.removeWidget(self.sentence)
             self._side.insertWidget(1, self.sentence)
-        else:
+        elif not stand and self._side.indexOf(self.sentence) >= 0:
             self._side.removeWidget(self.sentence)
             layout.insertWidget(layout.indexOf(self.explanation), self.sentence)
         self._numbers.setStretchFactor(self.table, 0 if stand else 1)
@@ -656,6 +661,17 @@ class Inspector(InspectorExport, QWidget):
         self._word_note()
         self.turned_note.setVisible(stand)
         self._share_height()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """As the layout would have it, but a standing row still asks for the width that shows it
+        lying flat (as NumberTable.sizeHint, up to 640 px at 100 %): a panel given its size hint
+        shows every column."""
+        hint = super().sizeHint()
+        if self.model.transposed:
+            margins = self.layout().contentsMargins()
+            hint.setWidth(max(hint.width(), min(self._flat_width(), appearance().pixels(640))
+                              + margins.left() + margins.right()))
+        return hint
 
     def _word_note(self) -> None:
         model = self.model
@@ -822,7 +838,7 @@ class Inspector(InspectorExport, QWidget):
         beside = combo.width() + max(self.layout().spacing(), 0) if combo is not None else 0
         top = max(self.title.height_at(inner - beside), combo.height() if combo is not None else 0)
         problem = self.problem.heightForWidth(inner) + layout.spacing() if self.problem.isVisibleTo(self) else 0
-        sentence = 0 if self.model.transposed else self.sentence.heightForWidth(inner) + layout.spacing()
+        sentence = 0 if self._standing else self.sentence.heightForWidth(inner) + layout.spacing()
         return margins.top() + margins.bottom() + top + problem + sentence + 2 * layout.spacing()
 
     def wanted_height(self, width: int) -> int:

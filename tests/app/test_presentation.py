@@ -126,8 +126,10 @@ def test_at_a_projector_s_1024x768_the_worked_formula_shows_whole(blocklab_open,
         assert all(panels.place_of(panel) in places for panel, places in others.items()), position
         if "weights" in others:                           # every column of the weights shown (numbers trimmed: 0.5, 1)
             assert window.weight_editor.table.horizontalScrollBar().maximum() == 0, position
-        if position == 1:                                 # step 2: h₁ … h₆ of the inspector whole, beside W_in
-            assert window.inspector.table.horizontalScrollBar().maximum() == 0
+        # every column of the inspector's table in view (step 2: h₁ … h₆ beside W_in; step 5: the
+        # 1×4 row standing, d1 … d4 down, beside the options' shelf)
+        assert window.inspector.table.horizontalScrollBar().maximum() == 0, position
+        assert window.inspector.model.transposed == (position == 4), position
         assert explanation.verticalScrollBar().maximum() == 0, position
         for panel in ("inspector", *others):
             box = panels.boxes[panel]
