@@ -55,9 +55,24 @@ class HookTableModel(QAbstractTableModel):
         self.array = np.zeros((0, 0))
         self.limit = 1.0
         self.column_prefix = "d"
-        self.outlined: set[tuple[int, int]] = set()     # the view's (row, column), as the delegate reads them
-        self.marks: np.ndarray | None = None       # core.finite.Cell per cell, None when none is marked
         self.transposed = False
+        self._outlined: set[tuple[int, int]] = set()
+        self.outlined_view: set[tuple[int, int]] = set()    # the same cells as the view's (row, column)
+        self.marks: np.ndarray | None = None       # core.finite.Cell per cell, None when none is marked
+
+    @property
+    def outlined(self) -> set[tuple[int, int]]:
+        """The slice's (row, column) of the cells a lesson outlines (NumberDelegate reads outlined_view)."""
+        return self._outlined
+
+    @outlined.setter
+    def outlined(self, cells: set[tuple[int, int]]) -> None:
+        self._outlined = set(cells)
+        self._turn_outlined()
+
+    def _turn_outlined(self) -> None:
+        self.outlined_view = ({(column, row) for row, column in self._outlined} if self.transposed
+                              else self._outlined)
 
     def set_transposed(self, transposed: bool) -> None:
         """Show the slice standing (units down) or as it is; the outlined cells turn with it."""
@@ -65,7 +80,7 @@ class HookTableModel(QAbstractTableModel):
             return
         self.beginResetModel()
         self.transposed = transposed
-        self.outlined = {(column, row) for row, column in self.outlined}
+        self._turn_outlined()
         self.endResetModel()
 
     def index_of(self, row: int, column: int) -> QModelIndex:
@@ -85,8 +100,9 @@ class HookTableModel(QAbstractTableModel):
         if array.shape != self.array.shape or column_prefix != self.column_prefix:
             self.beginResetModel()
             self.column_prefix = column_prefix
-            self.transposed = False                # the inspector turns it again if it must
-            self.outlined = set()
+            if self.transposed:                    # flat again (the inspector turns it again if it must)
+                self.transposed = False
+                self._turn_outlined()
             self.limit = limit_for(array)          # fixed per shape: colours do not jump on an edit
             self.array = array
             self.endResetModel()
@@ -535,6 +551,7 @@ class Inspector(InspectorExport, QWidget):
             if seen is not None and seen[1] <= seen[2] and seen[0][0] == self._shown_hook \
                     and seen[0][1:] == (self._shown_slice[1], self.model.array.shape):
                 self.table.widen_for((format_number(seen[1]), format_number(seen[2])))
+                self._fit_standing_width()
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
@@ -564,8 +581,8 @@ class Inspector(InspectorExport, QWidget):
                 if heads:
                     self.head_combo.setCurrentIndex(index[0])
             shown = array[index[0]] if array.ndim == 3 else array
-            outlined = {tuple(cell[-2:])[::-1] if self.model.transposed else tuple(cell[-2:])
-                        for name, cell in self.outlined_cells if name == hook and (array.ndim != 3 or cell[0] == index[0])}
+            outlined = {tuple(cell[-2:]) for name, cell in self.outlined_cells
+                        if name == hook and (array.ndim != 3 or cell[0] == index[0])}
             if outlined != self.model.outlined:
                 self.model.outlined = outlined
                 self.table.viewport().update()
@@ -586,6 +603,7 @@ class Inspector(InspectorExport, QWidget):
                 finite = changed[np.isfinite(changed)]
                 if finite.size:
                     self.table.widen_for((format_number(float(finite.min())), format_number(float(finite.max()))))
+                    self._fit_standing_width()
             self._show_overview(shown, region)
             self._stand_if_narrow()
             cell = self.model.index_of(index[-2], index[-1])
@@ -639,11 +657,7 @@ class Inspector(InspectorExport, QWidget):
             self.model.set_transposed(stand)
             self.table.fit_columns(self.model.extremes(), force=True)     # other labels: measured again
             self._measure_flat()
-            # standing, the table is as wide as its column (and a scroll bar for rows past FIT_ROWS)
-            width = self.table.content_width() + (self.table.verticalScrollBar().sizeHint().width()
-                                                  if self.model.rowCount() > FIT_ROWS else 0)
-            self.table.setMinimumWidth(width if stand else 0)
-            self.table.setMaximumWidth(width if stand else QWIDGETSIZE_MAX)
+            self._fit_standing_width()
             if cell is not None:
                 self.table.setCurrentIndex(self.model.index_of(*cell))
         finally:
@@ -661,6 +675,19 @@ class Inspector(InspectorExport, QWidget):
         self._word_note()
         self.turned_note.setVisible(stand)
         self._share_height()
+
+    def _fit_standing_width(self) -> None:
+        """Standing, the table is as wide as its one column (and a scroll bar for rows past
+        FIT_ROWS), after an edit that widened it too; lying flat, as wide as its layout makes it."""
+        table = self.table
+        if self._standing:
+            least = most = table.content_width() + (table.verticalScrollBar().sizeHint().width()
+                                                    if self.model.rowCount() > FIT_ROWS else 0)
+        else:
+            least, most = 0, QWIDGETSIZE_MAX
+        if (table.minimumWidth(), table.maximumWidth()) != (least, most):
+            table.setMinimumWidth(least)
+            table.setMaximumWidth(most)
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         """As the layout would have it, but a standing row still asks for the width that shows it
@@ -698,7 +725,9 @@ class Inspector(InspectorExport, QWidget):
                 table_width = (table.cell_size().width() + table.fontMetrics().horizontalAdvance(label)
                                + appearance().pixels(12) + 2 * table.frameWidth())
             room = max(inner - table_width - self._numbers.spacing(), 40)
-            note = self.turned_note.heightForWidth(room) if self.model.transposed else self.sentence.fontMetrics().lineSpacing() * 2
+            # (the note is worded once it stands: two lines until then)
+            note = (self.turned_note.heightForWidth(room) if self.model.transposed
+                    else 2 * self.sentence.fontMetrics().lineSpacing())
             beside = note + max(self._side.spacing(), 0) + self.sentence.heightForWidth(room)
             return max(standing, beside)
         rows = self.model.rowCount()
@@ -832,20 +861,12 @@ class Inspector(InspectorExport, QWidget):
         line (when shown) and the sentence under the table (not beside a standing one) take: all
         but the table and the explanation."""
         layout = self.layout()
-        margins = layout.contentsMargins()
-        inner = self._inner_width(width)
-        combo = self.head_combo.sizeHint() if self.head_combo.isVisibleTo(self) else None
-        beside = combo.width() + max(self.layout().spacing(), 0) if combo is not None else 0
-        top = max(self.title.height_at(inner - beside), combo.height() if combo is not None else 0)
-        problem = self.problem.heightForWidth(inner) + layout.spacing() if self.problem.isVisibleTo(self) else 0
-        sentence = 0 if self._standing else self.sentence.heightForWidth(inner) + layout.spacing()
-        return margins.top() + margins.bottom() + top + problem + sentence + 2 * layout.spacing()
+        sentence = 0 if self._standing else self.sentence.heightForWidth(self._inner_width(width)) + layout.spacing()
+        return self._around_the_numbers(width) + sentence
 
-    def wanted_height(self, width: int) -> int:
-        """The height that shows everything at `width`: the title, the table (a lesson's whole
-        tensor, up to FIT_ROWS rows, as _share_height gives it; a one-row slice standing if its
-        columns do not fit `width`) and every line of the explanation, which then does not scroll.
-        For a layout that can give the inspector the room it needs (presentation mode places it by this)."""
+    def _around_the_numbers(self, width: int) -> int:
+        """The px of height at `width` of the margins, the title line, the problem line (when
+        shown) and the spacing above and below the numbers."""
         layout = self.layout()
         margins = layout.contentsMargins()
         inner = self._inner_width(width)
@@ -853,5 +874,12 @@ class Inspector(InspectorExport, QWidget):
         beside = combo.width() + max(layout.spacing(), 0) if combo is not None else 0
         top = max(self.title.height_at(inner - beside), combo.height() if combo is not None else 0)
         problem = self.problem.heightForWidth(inner) + layout.spacing() if self.problem.isVisibleTo(self) else 0
-        return (margins.top() + margins.bottom() + top + problem + 2 * layout.spacing()
-                + self._numbers_height(inner) + self.explanation.content_height(inner))
+        return margins.top() + margins.bottom() + top + problem + 2 * layout.spacing()
+
+    def wanted_height(self, width: int) -> int:
+        """The height that shows everything at `width`: the title, the table (a lesson's whole
+        tensor, up to FIT_ROWS rows, as _share_height gives it; a one-row slice standing if its
+        columns do not fit `width`) and every line of the explanation, which then does not scroll.
+        For a layout that can give the inspector the room it needs (presentation mode places it by this)."""
+        inner = self._inner_width(width)
+        return self._around_the_numbers(width) + self._numbers_height(inner) + self.explanation.content_height(inner)

@@ -390,6 +390,8 @@ def test_a_row_too_wide_for_the_inspector_stands_up_labelled_and_exports_as_it_i
     note = widget.findChild(QLabel, "inspectorTurnedNote")
     assert note.isVisible() and f"{session.tokens[0]}" in note.text() and "h1…h6" in note.text()
     assert "[1×6]" in widget.findChild(QLabel, "inspectorTitle").text()
+    widget.set_outlined([("mlp.hook_post", (0, 4)), ("hook_resid_post", (0, 1))])
+    assert model.outlined == {(0, 4)} and model.outlined_view == {(4, 0)}   # h5, standing: the fifth row
     settle(lambda: table.horizontalScrollBar().maximum() == 0)
     assert sideways_tables(widget) == []
     qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(model.index(1, 0)).center())
@@ -401,8 +403,12 @@ def test_a_row_too_wide_for_the_inspector_stands_up_labelled_and_exports_as_it_i
     settle(lambda: not note.isVisible())
     assert not model.transposed and table.maximumWidth() > 10_000
     assert widget.sentence.geometry().top() > table.geometry().bottom()          # the sentence under the table
+    session.select(hook="hook_resid_post")        # another row that stands: its own cell outlined
+    settle(lambda: model.transposed and note.isVisible() and model.rowCount() == 4)
+    assert model.outlined_view == {(1, 0)} and "d1…d4" in note.text()
     session.select(hook="mlp.hook_post")
-    settle(lambda: model.transposed and note.isVisible())
+    settle(lambda: model.transposed and note.isVisible() and model.rowCount() == 6)
+    assert model.outlined_view == {(4, 0)}
     widget.resize(800, 460)
     settle(lambda: not model.transposed)
     assert (model.rowCount(), model.columnCount()) == (1, 6) and not note.isVisible()
