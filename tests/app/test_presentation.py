@@ -136,8 +136,13 @@ def test_at_a_projector_s_1024x768_the_worked_formula_shows_whole(blocklab_open,
             assert box.isVisible() and _whole_on_screen(box, window), (position, panel)
         for button in panels.boxes["weights"].findChildren(QWidget, "weightFileButton"):
             assert not button.isVisible() or _whole_on_screen(button, window), position
+        if position == 8:                                 # step 9: W_O's head picker, without its word "Head"
+            editor = window.weight_editor
+            assert editor.head_selector.isVisible() and _whole_on_screen(editor.head_selector, window)
+            assert editor.head_label.text() == ""
     window.lessons.go(0)                                   # the caption as it was
     window.presentation.leave()
+    assert window.weight_editor.head_label.text()          # "Head" again off the projector
     assert _layout(window) == before
     assert window.findChild(QWidget, "stepPanelsShelf") is None
     assert window.inspector.parentWidget().parentWidget() is window.findChild(QSplitter, "bottomSplitter")
