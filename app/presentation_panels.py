@@ -228,12 +228,16 @@ class StepPanels:
         chrome_w = self.right.width() - view.width()           # the box's frame and margins
         room = self.right.height() - (box.height() - view.height())
         least = self.right.minimumSizeHint().width()
-        whole_table = chrome_w + _table_width(view)           # every column too, where the column has it
-        least = whole_table if least < whole_table < self.right.width() else least
+        # every column of its table too, where the window has the width for it (a table that
+        # scrolls sideways hides numbers: RIGHT_SHARE of the width is the most the column takes)
+        whole_table = chrome_w + _table_width(view)
+        splitter = self.right.parentWidget()
+        most = int(sum(splitter.sizes()) * RIGHT_SHARE) if isinstance(splitter, QSplitter) else self.right.width()
+        least = whole_table if least < whole_table <= most else least
         for width in range(least, self.right.width(), 8):
             if view.wanted_height(width - chrome_w) <= room:
                 return width
-        return self.right.width()
+        return max(self.right.width(), least)
 
     # --- measuring ---------------------------------------------------------------------------
     def _inspector_view(self) -> QWidget | None:

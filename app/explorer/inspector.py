@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QTextCursor, QTextLayout
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
@@ -18,8 +18,8 @@ from core.explain import Explanation, Step, explain
 from core.numbers import format_exact, format_short
 
 from app.explorer import finite_marks
-from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLabel, NumberTable, TensorOverview, changed_region, ink_on,
-                                 show_overview, zoomed_font)
+from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, OVERVIEW_ABOVE, ElidedLabel, NumberTable,
+                                 TensorOverview, changed_region, ink_on, show_overview, zoomed_font)
 from app.explorer.inspector_export import InspectorExport
 from app.i18n import sentences
 from app.live_block import INPUTS, TARGETS
@@ -37,11 +37,17 @@ _RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
 _MARK = MARK_ROLE
 _VERTICAL = Qt.Orientation.Vertical
 _SHOWN = Change.TRACE | Change.SELECTION | Change.HIGHLIGHT
+QWIDGETSIZE_MAX = (1 << 24) - 1            # Qt's "no maximum"
 
 
 class HookTableModel(QAbstractTableModel):
     """A read-only view of one 2-D slice of a hook: tokens down, units across. A cell's text and
-    colour are made when the view asks for them: only visible cells ever are."""
+    colour are made when the view asks for them: only visible cells ever are.
+
+    `transposed` (set_transposed): a slice of one row shown standing, its units down and its
+    token across, for a table too narrow for its columns. The labels go with the numbers (the
+    rows are named d1, d2, …, the one column by the token), `array` stays the slice as it is,
+    and `index_of` / `cell_of` translate between the slice's (row, column) and the view's."""
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -49,8 +55,41 @@ class HookTableModel(QAbstractTableModel):
         self.array = np.zeros((0, 0))
         self.limit = 1.0
         self.column_prefix = "d"
-        self.outlined: set[tuple[int, int]] = set()
+        self.transposed = False
+        self._outlined: set[tuple[int, int]] = set()
+        self.outlined_view: set[tuple[int, int]] = set()    # the same cells as the view's (row, column)
         self.marks: np.ndarray | None = None       # core.finite.Cell per cell, None when none is marked
+
+    @property
+    def outlined(self) -> set[tuple[int, int]]:
+        """The slice's (row, column) of the cells a lesson outlines (NumberDelegate reads outlined_view)."""
+        return self._outlined
+
+    @outlined.setter
+    def outlined(self, cells: set[tuple[int, int]]) -> None:
+        self._outlined = set(cells)
+        self._turn_outlined()
+
+    def _turn_outlined(self) -> None:
+        self.outlined_view = ({(column, row) for row, column in self._outlined} if self.transposed
+                              else self._outlined)
+
+    def set_transposed(self, transposed: bool) -> None:
+        """Show the slice standing (units down) or as it is; the outlined cells turn with it."""
+        if transposed == self.transposed:
+            return
+        self.beginResetModel()
+        self.transposed = transposed
+        self._turn_outlined()
+        self.endResetModel()
+
+    def index_of(self, row: int, column: int) -> QModelIndex:
+        """The view's index of the slice's cell (row, column)."""
+        return self.index(column, row) if self.transposed else self.index(row, column)
+
+    def cell_of(self, index: QModelIndex) -> tuple[int, int]:
+        """The slice's (row, column) of a view's index."""
+        return (index.column(), index.row()) if self.transposed else (index.row(), index.column())
 
     def set_slice(self, array: np.ndarray, column_prefix: str,
                   marks: np.ndarray | None = None) -> tuple[slice, slice] | str | None:
@@ -61,6 +100,9 @@ class HookTableModel(QAbstractTableModel):
         if array.shape != self.array.shape or column_prefix != self.column_prefix:
             self.beginResetModel()
             self.column_prefix = column_prefix
+            if self.transposed:                    # flat again (the inspector turns it again if it must)
+                self.transposed = False
+                self._turn_outlined()
             self.limit = limit_for(array)          # fixed per shape: colours do not jump on an edit
             self.array = array
             self.endResetModel()
@@ -72,39 +114,42 @@ class HookTableModel(QAbstractTableModel):
         if (had_marks or marks is not None) and region is not None:   # marks may change beyond the edit
             region = (slice(0, array.shape[0]), slice(0, array.shape[1]))
         if region is not None:
-            rows, columns = region
+            rows, columns = region[::-1] if self.transposed else region
             self.dataChanged.emit(self.index(rows.start, columns.start), self.index(rows.stop - 1, columns.stop - 1),
                                   [Qt.DisplayRole, Qt.BackgroundRole, Qt.ForegroundRole, Qt.ToolTipRole])
         return region
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else self.array.shape[0]
+        return 0 if parent.isValid() else self.array.shape[1 if self.transposed else 0]
 
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else self.array.shape[1]
+        return 0 if parent.isValid() else self.array.shape[0 if self.transposed else 1]
 
     def data(self, index, role=Qt.DisplayRole):
         # Roles compared as ints: this runs for every visible cell on every repaint.
         if not index.isValid():
             return None
         role = int(role)
+        row, column = (index.column(), index.row()) if self.transposed else (index.row(), index.column())
         if self.marks is not None:
-            return self._marked_data(index.row(), index.column(), role)
+            return self._marked_data(row, column, role)
         if role == _DISPLAY:
-            return format_number(float(self.array[index.row(), index.column()]))
+            return format_number(float(self.array[row, column]))
         if role == _BACKGROUND:
-            return tint(float(self.array[index.row(), index.column()]), self.limit)
+            return tint(float(self.array[row, column]), self.limit)
         if role == _FOREGROUND:
-            return ink_on(tint(float(self.array[index.row(), index.column()]), self.limit))
+            return ink_on(tint(float(self.array[row, column]), self.limit))
         if role == _ALIGNMENT:
             return _RIGHT
         if role == _TOOLTIP:
-            return format_exact(self.array[index.row(), index.column()])
+            return format_exact(self.array[row, column])
         return None
 
     def cell_look(self, row: int, column: int) -> tuple:
         """What data() gives for the background, foreground, display and mark roles, in one call
-        (NumberDelegate paints a cell from it)."""
+        (NumberDelegate paints a cell from it): `row`, `column` of the view."""
+        if self.transposed:
+            row, column = column, row
         if self.marks is not None:
             return tuple(self._marked_data(row, column, role) for role in (_BACKGROUND, _FOREGROUND, _DISPLAY, _MARK))
         value = float(self.array[row, column])
@@ -135,6 +180,8 @@ class HookTableModel(QAbstractTableModel):
         # Roles compared as ints: a header's size hint asks ~700 times on every hook shown.
         if int(role) != _DISPLAY:
             return None
+        if self.transposed:                     # the units down, the token across
+            orientation = Qt.Orientation.Horizontal if orientation == _VERTICAL else _VERTICAL
         if orientation == _VERTICAL:
             tokens = self.session.tokens
             return tokens[section] if self.array.shape[0] == len(tokens) and section < len(tokens) else str(section + 1)
@@ -406,6 +453,13 @@ class Inspector(InspectorExport, QWidget):
         self.problem.setObjectName("inspectorProblem")
         self.problem.setWordWrap(True)
         self.problem.setVisible(False)
+        # A one-row slice whose columns do not fit stands up (HookTableModel.transposed): this line,
+        # beside it with the sentence, says it is the same row.
+        self.turned_note = QLabel()
+        self.turned_note.setObjectName("inspectorTurnedNote")
+        self.turned_note.setWordWrap(True)
+        self.turned_note.setVisible(False)
+        self._flat_labels = 0                    # px the row labels and frame take beside the columns, lying flat
 
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
@@ -414,6 +468,11 @@ class Inspector(InspectorExport, QWidget):
         numbers.setSpacing(4)
         numbers.addWidget(self.table, 1)
         numbers.addWidget(self.overview)
+        side = QVBoxLayout()                       # beside a standing table: the note and the sentence
+        side.addWidget(self.turned_note)
+        side.addStretch(1)
+        numbers.addLayout(side, 0)
+        self._side = side
         self._numbers = numbers
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -458,7 +517,8 @@ class Inspector(InspectorExport, QWidget):
 
     def _cell_chosen(self, current: QModelIndex, _previous=None) -> None:
         if current.isValid() and not self._refreshing:
-            self.session.select(token=current.row(), column=current.column())
+            row, column = self.model.cell_of(current)
+            self.session.select(token=row, column=column)
 
     _refreshing = False
     _behind = False                          # edits made while out of sight, not shown yet
@@ -491,6 +551,7 @@ class Inspector(InspectorExport, QWidget):
             if seen is not None and seen[1] <= seen[2] and seen[0][0] == self._shown_hook \
                     and seen[0][1:] == (self._shown_slice[1], self.model.array.shape):
                 self.table.widen_for((format_number(seen[1]), format_number(seen[2])))
+                self._fit_standing_width()
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
@@ -535,20 +596,144 @@ class Inspector(InspectorExport, QWidget):
             self._shown_hook = hook
             if region == "reset":
                 self.table.fit_columns(self.model.extremes(), force=True)
+                self._measure_flat()
                 self._share_height()
             elif region is not None:
                 changed = shown[region]
                 finite = changed[np.isfinite(changed)]
                 if finite.size:
                     self.table.widen_for((format_number(float(finite.min())), format_number(float(finite.max()))))
+                    self._fit_standing_width()
             self._show_overview(shown, region)
-            cell = self.model.index(index[-2], index[-1])
+            self._stand_if_narrow()
+            cell = self.model.index_of(index[-2], index[-1])
             if self.table.currentIndex() != cell:
                 self.table.setCurrentIndex(cell)
         finally:
             self._refreshing = False
         self._show_window()
         self._explain()
+
+    # --- a row too wide: standing ----------------------------------------------------------------
+    def _can_stand(self) -> bool:
+        """A slice of one row and 2 … OVERVIEW_ABOVE columns may be shown standing."""
+        rows, columns = self.model.array.shape if self.model.array.ndim == 2 else (0, 0)
+        return rows == 1 and 1 < columns <= OVERVIEW_ABOVE
+
+    def _measure_flat(self) -> None:
+        """The px the table lying flat needs beside its columns (row label, frame), measured while it lies flat."""
+        if not self.model.transposed:
+            self._flat_labels = self.table.content_width() - self.model.columnCount() * self.table.cell_size().width()
+
+    def _flat_width(self) -> int:
+        """The width the one-row slice needs lying flat: every column whole."""
+        return self._flat_labels + self.model.array.shape[1] * self.table.cell_size().width()
+
+    def _stands_at(self, inner: int) -> bool:
+        """Whether the slice stands at an inspector width of `inner` px inside its margins: its
+        columns lying flat would not fit there (the learner would have to scroll sideways)."""
+        return self._can_stand() and self._flat_width() > inner
+
+    def _inner_width(self, width: int) -> int:
+        margins = self.layout().contentsMargins()
+        return max(width - margins.left() - margins.right(), 40)
+
+    def _stand_if_narrow(self) -> None:
+        """Stand the one-row slice up (or lay it flat again) for the inspector's present width."""
+        self._set_standing(self._stands_at(self._inner_width(self.width())))
+
+    _standing = False                        # the table stands: the note and the sentence beside it
+
+    def _set_standing(self, stand: bool) -> None:
+        """The model turned (or not) and the panel laid out for it. (A new slice's reset lays the
+        model flat: the panel follows here.)"""
+        if stand == self.model.transposed == self._standing:
+            return
+        self._standing = stand
+        current = self.table.currentIndex()
+        cell = self.model.cell_of(current) if current.isValid() else None
+        refreshing, self._refreshing = self._refreshing, True
+        try:
+            self.model.set_transposed(stand)
+            self.table.fit_columns(self.model.extremes(), force=True)     # other labels: measured again
+            self._measure_flat()
+            self._fit_standing_width()
+            if cell is not None:
+                self.table.setCurrentIndex(self.model.index_of(*cell))
+        finally:
+            self._refreshing = refreshing
+        # the sentence goes beside the standing table, under the note; back under it lying flat
+        layout = self.layout()
+        if stand and self._side.indexOf(self.sentence) < 0:
+            layout.removeWidget(self.sentence)
+            self._side.insertWidget(1, self.sentence)
+        elif not stand and self._side.indexOf(self.sentence) >= 0:
+            self._side.removeWidget(self.sentence)
+            layout.insertWidget(layout.indexOf(self.explanation), self.sentence)
+        self._numbers.setStretchFactor(self.table, 0 if stand else 1)
+        self._numbers.setStretchFactor(self._side, 1 if stand else 0)
+        self._word_note()
+        self.turned_note.setVisible(stand)
+        self._share_height()
+
+    def _fit_standing_width(self) -> None:
+        """Standing, the table is as wide as its one column (and a scroll bar for rows past
+        FIT_ROWS), after an edit that widened it too; lying flat, as wide as its layout makes it."""
+        table = self.table
+        if self._standing:
+            least = most = table.content_width() + (table.verticalScrollBar().sizeHint().width()
+                                                    if self.model.rowCount() > FIT_ROWS else 0)
+        else:
+            least, most = 0, QWIDGETSIZE_MAX
+        if (table.minimumWidth(), table.maximumWidth()) != (least, most):
+            table.setMinimumWidth(least)
+            table.setMaximumWidth(most)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """As the layout would have it, but a standing row still asks for the width that shows it
+        lying flat (as NumberTable.sizeHint, up to 640 px at 100 %): a panel given its size hint
+        shows every column."""
+        hint = super().sizeHint()
+        if self.model.transposed:
+            margins = self.layout().contentsMargins()
+            hint.setWidth(max(hint.width(), min(self._flat_width(), appearance().pixels(640))
+                              + margins.left() + margins.right()))
+        return hint
+
+    def _word_note(self) -> None:
+        model = self.model
+        if not model.transposed:
+            return
+        rows = model.rowCount()
+        self.turned_note.setText(self.tr("Row %1, shown as a column: %2…%3 run down.")
+                                 .replace("%1", str(model.headerData(0, Qt.Orientation.Horizontal)))
+                                 .replace("%2", str(model.headerData(0, _VERTICAL)))
+                                 .replace("%3", str(model.headerData(rows - 1, _VERTICAL))))
+
+    def _numbers_height(self, inner: int) -> int:
+        """The px of height the table (and beside a standing one, the note and the sentence) take
+        at `inner` px of width: a lesson's whole tensor, up to FIT_ROWS rows."""
+        table = self.table
+        if self._can_stand() and self._stands_at(inner):
+            columns = self.model.array.shape[1]
+            rows = columns if columns <= FIT_ROWS else FIT_ROWS // 2
+            standing = table.content_height(rows, 1 << 20)      # one column: never a scroll bar across
+            if self.model.transposed:
+                table_width = table.content_width()
+            else:                                  # not standing yet: its labels' width estimated
+                label = f"{self.model.column_prefix}{columns}"
+                table_width = (table.cell_size().width() + table.fontMetrics().horizontalAdvance(label)
+                               + appearance().pixels(12) + 2 * table.frameWidth())
+            room = max(inner - table_width - self._numbers.spacing(), 40)
+            # (the note is worded once it stands: two lines until then)
+            note = (self.turned_note.heightForWidth(room) if self.model.transposed
+                    else 2 * self.sentence.fontMetrics().lineSpacing())
+            beside = note + max(self._side.spacing(), 0) + self.sentence.heightForWidth(room)
+            return max(standing, beside)
+        rows = self.model.rowCount()
+        beside = (self._numbers.spacing() + self.overview.sizeHint().width()) if self.overview.isVisibleTo(self) else 0
+        table_height = table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2, inner - beside)
+        return table_height + max(self.layout().spacing(), 0) + self.sentence.heightForWidth(inner)
 
     def _show_overview(self, shown: np.ndarray, region) -> None:
         wanted = show_overview(shown.shape)
@@ -623,15 +808,19 @@ class Inspector(InspectorExport, QWidget):
     # --- size, zoom, language ------------------------------------------------------------------
     def restyle(self) -> None:
         """Fonts for the current interface zoom (the table's follow appearance() themselves)."""
+        self._set_standing(False)                # lying flat to be measured at the new size
         self.title.setFont(zoomed_font(CELL_POINT_SIZE, bold=True, extra=1))
         self.title.set_wrapping(appearance().presenting)     # cut nothing for the back row: wrap
         self.sentence.setFont(zoomed_font(CELL_POINT_SIZE))
         self.problem.setFont(zoomed_font(CELL_POINT_SIZE))
+        self.turned_note.setFont(zoomed_font(CELL_POINT_SIZE))
         self.problem.setText("")                 # worded and coloured again by refresh
         self.table.restyle()
         self.explanation.setFont(self.table.font())
         self.refresh()
         self.table.fit_columns(self.model.extremes(), force=True)
+        self._measure_flat()
+        self._stand_if_narrow()
         self._share_height()
 
     def changeEvent(self, event) -> None:  # noqa: N802
@@ -643,10 +832,12 @@ class Inspector(InspectorExport, QWidget):
         with QSignalBlocker(self.head_combo):
             for head in range(self.head_combo.count()):
                 self.head_combo.setItemText(head, self.tr("head %1").replace("%1", str(head + 1)))
+        self._word_note()
         self._explain()
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
+        self._stand_if_narrow()
         self._share_height()
 
     def _share_height(self) -> None:
@@ -667,25 +858,28 @@ class Inspector(InspectorExport, QWidget):
 
     def _beside_the_numbers(self, width: int) -> int:
         """The px of height at `width` that the margins, the spacing, the title line, the problem
-        line (when shown) and the sentence take: all but the table and the explanation."""
+        line (when shown) and the sentence under the table (not beside a standing one) take: all
+        but the table and the explanation."""
+        layout = self.layout()
+        sentence = 0 if self._standing else self.sentence.heightForWidth(self._inner_width(width)) + layout.spacing()
+        return self._around_the_numbers(width) + sentence
+
+    def _around_the_numbers(self, width: int) -> int:
+        """The px of height at `width` of the margins, the title line, the problem line (when
+        shown) and the spacing above and below the numbers."""
         layout = self.layout()
         margins = layout.contentsMargins()
-        inner = max(width - margins.left() - margins.right(), 40)
+        inner = self._inner_width(width)
         combo = self.head_combo.sizeHint() if self.head_combo.isVisibleTo(self) else None
-        beside = combo.width() + max(self.layout().spacing(), 0) if combo is not None else 0
+        beside = combo.width() + max(layout.spacing(), 0) if combo is not None else 0
         top = max(self.title.height_at(inner - beside), combo.height() if combo is not None else 0)
         problem = self.problem.heightForWidth(inner) + layout.spacing() if self.problem.isVisibleTo(self) else 0
-        return (margins.top() + margins.bottom() + top + problem + self.sentence.heightForWidth(inner)
-                + 3 * layout.spacing())
+        return margins.top() + margins.bottom() + top + problem + 2 * layout.spacing()
 
     def wanted_height(self, width: int) -> int:
         """The height that shows everything at `width`: the title, the table (a lesson's whole
-        tensor, up to FIT_ROWS rows, as _share_height gives it) and every line of the explanation,
-        which then does not scroll. For a layout that can give the inspector the room it needs
-        (presentation mode places it by this)."""
-        margins = self.layout().contentsMargins()
-        inner = max(width - margins.left() - margins.right(), 40)
-        rows = self.model.rowCount()
-        beside = (self._numbers.spacing() + self.overview.sizeHint().width()) if self.overview.isVisibleTo(self) else 0
-        table = self.table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2, inner - beside)
-        return self._beside_the_numbers(width) + table + self.explanation.content_height(inner)
+        tensor, up to FIT_ROWS rows, as _share_height gives it; a one-row slice standing if its
+        columns do not fit `width`) and every line of the explanation, which then does not scroll.
+        For a layout that can give the inspector the room it needs (presentation mode places it by this)."""
+        inner = self._inner_width(width)
+        return self._around_the_numbers(width) + self._numbers_height(inner) + self.explanation.content_height(inner)

@@ -121,7 +121,8 @@ class ElidedLabel(QLabel):
 class NumberDelegate(QStyledItemDelegate):
     """Paints a cell by hand: its tint, its number right-aligned inside room for a frame, a
     double frame (dark, then white: visible on every tint) when selected, and the lesson's
-    outline around cells the model lists in `outlined`."""
+    outline around cells the model lists in `outlined` (or, for a model that turns its cells,
+    `outlined_view`)."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         rect = QRect(option.rect)
@@ -150,7 +151,11 @@ class NumberDelegate(QStyledItemDelegate):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(mark)
             painter.drawPolygon(corner)
-        outlined = getattr(index.model(), "outlined", ())
+        model = index.model()
+        # (a model that shows its cells turned lists them as the view's in outlined_view)
+        outlined = getattr(model, "outlined_view", None)
+        if outlined is None:
+            outlined = getattr(model, "outlined", ())
         if (index.row(), index.column()) in outlined:
             _frame(painter, rect, QColor(appearance().colours.glow).darker(115), 3 * width, 0)
         if option.state & QStyle.StateFlag.State_Selected:

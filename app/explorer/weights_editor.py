@@ -573,8 +573,15 @@ class WeightEditor(QWidget):
         self.table.restyle()
         self.cell_controls.restyle()
         self.tensor_actions.restyle()
+        self._word_head_label()
         self._fit_table()
         self._show_window()
+
+    def _word_head_label(self) -> None:
+        """"Head" before the head picker, but not in presentation mode: its items already say
+        "head 1", and the tensor's line without the word is some 50 px narrower, so a shelf of
+        this panel beside the plots leaves the inspector the width for every column of its table."""
+        self.head_label.setText("" if appearance().presenting else self.tr("Head"))
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
@@ -583,7 +590,7 @@ class WeightEditor(QWidget):
 
     def retranslate(self) -> None:
         self.tensor_combo.setToolTip(self.tr("The tensor to edit: the block's input x, a weight, or the targets"))
-        self.head_label.setText(self.tr("Head"))
+        self._word_head_label()
         self.head_selector.setToolTip(self.tr("Which head's slice the table shows"))
         self.overview.setToolTip(self.tr("The whole tensor (one pixel per number): click to go to a cell; "
                                          "the frame is the part the table shows"))

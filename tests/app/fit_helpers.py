@@ -5,12 +5,13 @@ walk (tests/app/readability.py): the learner could scroll. On a projector the te
 scroll, so these helpers ask the stricter question: is all of it visible now, without scrolling?
 `hidden_part(widget, window)` says what of a widget is out of sight, `hidden_item(view, item,
 window)` the same for a graphics item (a plot's axis with its tick labels and title), and
-`scrolling_pages(window)` which shown pages would need scrolling (MAY_SCROLL: the exceptions).
+`scrolling_pages(window)` which shown pages would need scrolling (MAY_SCROLL: the exceptions)
+and `sideways_tables(window)` which shown tables of numbers would need scrolling across.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF
-from PySide6.QtWidgets import QGraphicsTextItem, QGraphicsView, QScrollArea, QWidget
+from PySide6.QtWidgets import QGraphicsTextItem, QGraphicsView, QScrollArea, QTableView, QWidget
 
 SLACK = 1                  # pixels a graphics item may pass its view's edge by (rounding)
 
@@ -116,4 +117,29 @@ def scrolling_pages(window: QWidget, may_scroll: dict[str, str] = MAY_SCROLL) ->
                 problems.append(f"{area.objectName() or type(area).__name__} scrolls: {bar.maximum()} px {direction} "
                                 f"are out of sight ({area.viewport().width()}×{area.viewport().height()} px "
                                 f"shown of {area.widget().width()}×{area.widget().height()})")
+    return problems
+
+
+# --- tables that scroll sideways -----------------------------------------------------------------
+def sideways_tables(window: QWidget) -> list[str]:
+    """Every shown table of numbers (a QTableView: the inspector's, the weight editor's, a lab's)
+    whose columns are wider than its viewport, i.e. that needs its horizontal scroll bar: on a
+    projector nobody scrolls, so the columns past the edge are not seen. Says by how many px."""
+    problems = []
+    for table in window.findChildren(QTableView):
+        model = table.model()
+        if not table.isVisible() or model is None or not model.rowCount() or not model.columnCount():
+            continue
+        if visible_rect(table.viewport(), window).isEmpty():
+            continue                                    # inside a page scrolled away
+        room = table.viewport().width()
+        bar = table.horizontalScrollBar()
+        if table.horizontalHeader().length() > room or bar.maximum() > 0:
+            # a NumberTable widens the columns it shows to fill its width: its content_width is
+            # what its columns need
+            needed = table.content_width() if hasattr(table, "content_width") else \
+                table.horizontalHeader().length() + table.width() - room
+            problems.append(f"{table.objectName() or type(table).__name__} scrolls sideways: its "
+                            f"{model.rowCount()}×{model.columnCount()} cells need {needed} px of width, "
+                            f"it is {table.width()} px wide ({needed - table.width()} px short)")
     return problems

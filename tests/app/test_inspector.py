@@ -364,3 +364,54 @@ def test_a_hook_the_session_did_not_recompute_is_not_looked_at_again(qtbot):
     assert looked == [1]
     np.testing.assert_array_equal(shown_array(widget), session.trace["attn.hook_pattern"][0])
     widget.close()
+
+
+def test_a_row_too_wide_for_the_inspector_stands_up_labelled_and_exports_as_it_is(qtbot, tmp_path):
+    """A one-row slice whose columns do not fit the inspector's width is shown standing: its units
+    down (labelled h1 … h6 as its columns were), its token across, a note beside it saying so, and
+    no scroll bar across; a click still picks that unit; the export is the hook as it is (1 × 6).
+    Given the width, the row lies flat again."""
+    from app.session import Session
+    from core.formats.generate import random_scenario
+    from core.formats.tensor_file import read_tensor
+    from tests.app.fit_helpers import sideways_tables
+    from tests.app.helpers import FakeClock
+    session = Session(random_scenario(1, 4, 2, 2, 6), clock=FakeClock())
+    widget = show(qtbot, Inspector(session), 220, 460)
+    session.select(hook="mlp.hook_post", token=0, column=3)
+    model, table = widget.model, widget.table
+    post = session.trace["mlp.hook_post"]
+    settle(lambda: model.transposed)
+    assert (model.rowCount(), model.columnCount()) == (6, 1)
+    assert [model.headerData(r, Qt.Vertical) for r in range(6)] == [f"h{k}" for k in range(1, 7)]
+    assert model.headerData(0, Qt.Horizontal) == session.tokens[0]
+    assert model.index(5, 0).data(Qt.ToolTipRole) == model.index_of(0, 5).data(Qt.ToolTipRole)
+    assert table.currentIndex().row() == 3 and table.currentIndex().column() == 0
+    note = widget.findChild(QLabel, "inspectorTurnedNote")
+    assert note.isVisible() and f"{session.tokens[0]}" in note.text() and "h1…h6" in note.text()
+    assert "[1×6]" in widget.findChild(QLabel, "inspectorTitle").text()
+    widget.set_outlined([("mlp.hook_post", (0, 4)), ("hook_resid_post", (0, 1))])
+    assert model.outlined == {(0, 4)} and model.outlined_view == {(4, 0)}   # h5, standing: the fifth row
+    settle(lambda: table.horizontalScrollBar().maximum() == 0)
+    assert sideways_tables(widget) == []
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(model.index(1, 0)).center())
+    assert session.selected_index("mlp.hook_post") == (0, 1)
+    assert widget.explanation.toPlainText().startswith("mlp.hook_post[0, 1]")
+    assert widget.export_tensor(tmp_path / "post.npy")
+    np.testing.assert_array_equal(read_tensor(tmp_path / "post.npy"), post)       # 1 × 6, as it is
+    session.select(hook="attn.hook_pattern")      # a 1 × 1 slice: flat, the table's width free again
+    settle(lambda: not note.isVisible())
+    assert not model.transposed and table.maximumWidth() > 10_000
+    assert widget.sentence.geometry().top() > table.geometry().bottom()          # the sentence under the table
+    session.select(hook="hook_resid_post")        # another row that stands: its own cell outlined
+    settle(lambda: model.transposed and note.isVisible() and model.rowCount() == 4)
+    assert model.outlined_view == {(1, 0)} and "d1…d4" in note.text()
+    session.select(hook="mlp.hook_post")
+    settle(lambda: model.transposed and note.isVisible() and model.rowCount() == 6)
+    assert model.outlined_view == {(4, 0)}
+    widget.resize(800, 460)
+    settle(lambda: not model.transposed)
+    assert (model.rowCount(), model.columnCount()) == (1, 6) and not note.isVisible()
+    assert table.currentIndex().row() == 0 and table.currentIndex().column() == 1
+    settle(lambda: table.horizontalScrollBar().maximum() == 0)
+    assert sideways_tables(widget) == []

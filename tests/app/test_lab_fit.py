@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 from core.formats.lesson import list_lessons, load_lesson
 from core.resources import lessons_dir
-from tests.app.fit_helpers import hidden_axes, hidden_item, hidden_part, scrolling_pages
+from tests.app.fit_helpers import hidden_axes, hidden_item, hidden_part, scrolling_pages, sideways_tables
 from tests.app.readability import Config, close, open_presenting
 
 pytestmark = pytest.mark.window
@@ -274,6 +274,7 @@ def _walk(qapp, config: Config) -> tuple[list[str], list[str], int]:
                 if check is not None:
                     hidden += [where + problem for problem in check(window)]
                 scrolling += [where + problem for problem in scrolling_pages(window)]
+                scrolling += [where + problem for problem in sideways_tables(window)]
     finally:
         close(window)
     _walked[config.name] = (hidden, scrolling, steps)

@@ -113,3 +113,17 @@ def test_whole_cell_size():
     assert whole_cell_size(80, 6, 250) == 83                   # three fit: they share 250 px
     assert whole_cell_size(80, 6, 70) == 80                    # not even one: the scroll bar shows it
     assert whole_cell_size(80, 0, 250) == 80
+
+
+def test_the_sideways_rule_finds_a_table_too_wide_and_spares_one_that_fits(qtbot):
+    """fit_helpers.sideways_tables (the presentation walk's rule) is not vacuous: a table whose
+    columns are wider than its room is reported, with how many px it lacks; given the room, not."""
+    from tests.app.fit_helpers import sideways_tables
+    table = table_of(qtbot, 2, 12, 300, 200)
+    problems = sideways_tables(table.panel)
+    short = 12 * table.cell_size().width() + table.verticalHeader().width() + 2 * table.frameWidth() - table.width()
+    assert len(problems) == 1 and problems[0].startswith("numbers scrolls sideways: its 2×12 cells need")
+    assert problems[0].endswith(f"({short} px short)")
+    resize_panel(table, 12 * table.cell_size().width() + 200, 200)
+    settle(lambda: table.horizontalScrollBar().maximum() == 0)
+    assert sideways_tables(table.panel) == []

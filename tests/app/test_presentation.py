@@ -126,16 +126,23 @@ def test_at_a_projector_s_1024x768_the_worked_formula_shows_whole(blocklab_open,
         assert all(panels.place_of(panel) in places for panel, places in others.items()), position
         if "weights" in others:                           # every column of the weights shown (numbers trimmed: 0.5, 1)
             assert window.weight_editor.table.horizontalScrollBar().maximum() == 0, position
-        if position == 1:                                 # step 2: h₁ … h₆ of the inspector whole, beside W_in
-            assert window.inspector.table.horizontalScrollBar().maximum() == 0
+        # every column of the inspector's table in view (step 2: h₁ … h₆ beside W_in; step 5: the
+        # 1×4 row standing, d1 … d4 down, beside the options' shelf)
+        assert window.inspector.table.horizontalScrollBar().maximum() == 0, position
+        assert window.inspector.model.transposed == (position == 4), position
         assert explanation.verticalScrollBar().maximum() == 0, position
         for panel in ("inspector", *others):
             box = panels.boxes[panel]
             assert box.isVisible() and _whole_on_screen(box, window), (position, panel)
         for button in panels.boxes["weights"].findChildren(QWidget, "weightFileButton"):
             assert not button.isVisible() or _whole_on_screen(button, window), position
+        if position == 8:                                 # step 9: W_O's head picker, without its word "Head"
+            editor = window.weight_editor
+            assert editor.head_selector.isVisible() and _whole_on_screen(editor.head_selector, window)
+            assert editor.head_label.text() == ""
     window.lessons.go(0)                                   # the caption as it was
     window.presentation.leave()
+    assert window.weight_editor.head_label.text()          # "Head" again off the projector
     assert _layout(window) == before
     assert window.findChild(QWidget, "stepPanelsShelf") is None
     assert window.inspector.parentWidget().parentWidget() is window.findChild(QSplitter, "bottomSplitter")
