@@ -36,6 +36,7 @@ _DISPLAY, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
 _RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
 _MARK = MARK_ROLE
 _VERTICAL = Qt.Orientation.Vertical
+_JOIN = "\u2060"  # word joiner: the range d1…d4 is never broken across lines
 _SHOWN = Change.TRACE | Change.SELECTION | Change.HIGHLIGHT
 QWIDGETSIZE_MAX = (1 << 24) - 1            # Qt's "no maximum"
 
@@ -707,8 +708,8 @@ class Inspector(InspectorExport, QWidget):
         rows = model.rowCount()
         self.turned_note.setText(self.tr("Row %1, shown as a column: %2…%3 run down.")
                                  .replace("%1", str(model.headerData(0, Qt.Orientation.Horizontal)))
-                                 .replace("%2", str(model.headerData(0, _VERTICAL)))
-                                 .replace("%3", str(model.headerData(rows - 1, _VERTICAL))))
+                                 .replace("%2", str(model.headerData(0, _VERTICAL)) + _JOIN)
+                                 .replace("%3", _JOIN + str(model.headerData(rows - 1, _VERTICAL))))
 
     def _numbers_height(self, inner: int) -> int:
         """The px of height the table (and beside a standing one, the note and the sentence) take
