@@ -191,6 +191,13 @@ def labelled(token: str) -> str:
     return f"{token} {meaning}" if meaning.startswith("(") else f"{token} ({meaning})"
 
 
+def glossed(token: str) -> str:
+    """`token` followed by its gloss in English mode, the most compact form, for a label that
+    names it (a map's tick, a glossary): 小明 Xiaoming, 把 (object marker); else `token`."""
+    meaning = gloss(token)
+    return f"{token.strip()} {meaning}" if meaning else token
+
+
 def glossary(tokens) -> str:
     """One line glossing the Chinese tokens in English mode, in their order, each once:
     "小明 Xiaoming · 把 (object marker) · 苹果 the apple · …"; "" in Chinese or with nothing to gloss."""
@@ -198,7 +205,7 @@ def glossary(tokens) -> str:
     for token in tokens:
         if gloss(token) and token.strip() not in seen:
             seen.append(token.strip())
-    return " · ".join(f"{token} {gloss(token)}" for token in seen)
+    return " · ".join(glossed(token) for token in seen)
 
 
 def gloss_lines(text: str) -> str:
