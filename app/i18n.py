@@ -51,6 +51,7 @@ GLOSSES = {
     # the model lab's first typed text (app/labs/model/state.py): Li Bai's poem, its last character
     # left for the model to guess, and the whole line should a learner complete it
     "靜夜思": "Thoughts on a Quiet Night",
+    "《三國志演義》": "Romance of the Three Kingdoms",         # the novel the course page's model read
     POEM_LINE: "Bright moonlight at my bedside; I took it for frost on the ground. Head up, I gaze at the bright "
                "moon; head down, I think of my old … (the line ends 故鄉 “home”: 鄉 is left for the model)",
     POEM_LINE + "鄉": "Bright moonlight at my bedside; I took it for frost on the ground. Head up, I gaze at the "
