@@ -68,7 +68,9 @@ def test_glosses_only_in_english(qapp):
 def test_english_lab_texts_gloss_the_sample_words_they_quote(qtbot, tmp_path):
     """Issue 9, the labs' texts by the lessons' rule (tests/core/test_lesson.py): the generations
     lab named the last token “小王” bare (the preset page, steps 2, 5, 7, 10 and 13; the sink,
-    step 9) and the model lab's note named the course page's novel 《三國志演義》 bare (step 7)."""
+    step 9) and its side-by-side maps labelled their rows with the bare tokens (step 6, now glossed
+    in the note under them); the model lab's note named the course page's novel 《三國志演義》
+    bare (step 7)."""
     import numpy as np
 
     from app.labs.generations import GenerationsPanel
@@ -84,6 +86,9 @@ def test_english_lab_texts_gloss_the_sample_words_they_quote(qtbot, tmp_path):
     generations = show(qtbot, GenerationsPanel(session), 1000, 700)
     generations.set_focus("preset")
     generations.set_focus("attention_sink")
+    generations.set_focus("compare")
+    settle(lambda: generations.compare.map_note.text() != "")
+    assert "小明 Xiaoming · 把 (object marker)" in generations.compare.map_note.text()   # the maps' rows
     intros = {"preset": generations.preset.outputs_intro.text(), "sink": generations.sink.intro.text()}
     assert "“小王 (Xiao Wang)”" in intros["preset"] and "“小王 (Xiao Wang)”" in intros["sink"]
     path = tmp_path / "tiny.npz"
@@ -97,6 +102,7 @@ def test_english_lab_texts_gloss_the_sample_words_they_quote(qtbot, tmp_path):
     try:
         settle(lambda: "「小王」" in generations.preset.outputs_intro.text())
         settle(lambda: "（《三國志演義》）" in model.findChild(QObject, "modelAblationNote").text())
+        assert "Xiaoming" not in generations.compare.map_note.text()
     finally:
         i18n.install("en")
     generations.close()
