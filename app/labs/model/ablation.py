@@ -214,8 +214,8 @@ class ModelAblationPart(Part):
             self.tr("Course page"))])
         set_text(self.note, self.tr(
             "Validation loss in nats: lower is better. <b>Ours is per character on Tang poems; the course page's is "
-            "per token on a novel (%6)</b>, so the numbers cannot be compared in absolute terms, only "
-            "in the direction and size of the changes. At the course page's size our architecture has exactly "
+            "per token on a novel (%6)</b>: compare the direction and size of the changes, not the absolute "
+            "values. At the course page's size our architecture has exactly "
             "its parameter counts: %1, %2 without the FFN, %3 with 12 attention-only layers.")
             .replace("%1", count(self.report.params_d256["baseline"]) if self.report else "—")
             .replace("%2", count(self.report.params_d256["no_ffn"]) if self.report else "—")
