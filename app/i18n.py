@@ -51,11 +51,11 @@ GLOSSES = {
     # the model lab's first typed text (app/labs/model/state.py): Li Bai's poem, its last character
     # left for the model to guess, and the whole line should a learner complete it
     "靜夜思": "Thoughts on a Quiet Night",
-    "《三國志演義》": "Romance of the Three Kingdoms",         # the novel the course page's model read
     POEM_LINE: "Bright moonlight at my bedside; I took it for frost on the ground. Head up, I gaze at the bright "
                "moon; head down, I think of my old … (the line ends 故鄉 “home”: 鄉 is left for the model)",
     POEM_LINE + "鄉": "Bright moonlight at my bedside; I took it for frost on the ground. Head up, I gaze at the "
                      "bright moon; head down, I think of home",
+    "《三國志演義》": "Romance of the Three Kingdoms",         # the novel the course page's model read
 }
 
 
@@ -213,9 +213,9 @@ def gloss_lines(text: str) -> str:
     """The glosses of a text's lines that the table knows, in English mode, one per line: a short
     line (a title) with its gloss, 靜夜思 “Thoughts on a Quiet Night”; a long one by its gloss
     alone (the line itself is on screen beside it). "" in Chinese or with nothing to gloss."""
-    glossed = []
+    shown = []
     for line in text.splitlines():
         meaning = gloss(line)
         if meaning:
-            glossed.append(f"{line.strip()} “{meaning}”" if len(line.strip()) <= 8 else f"“{meaning}”")
-    return "\n".join(glossed)
+            shown.append(f"{line.strip()} “{meaning}”" if len(line.strip()) <= 8 else f"“{meaning}”")
+    return "\n".join(shown)
