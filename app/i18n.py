@@ -33,6 +33,8 @@ LANGUAGES = ("zh", "en")
 QT_NAMES = {"zh": "zh_CN"}                 # Qt's name of our languages, for its own .qm files
 LANGUAGE_NAMES = {"zh": "中文", "en": "English"}   # each in its own language: the Language menu
 
+POEM_LINE = "床前明月光，疑是地上霜。舉頭望明月，低頭思故"      # 靜夜思 without its last character
+
 # The Chinese sample sentences of the course and their English glosses. In English mode they
 # stay Chinese where they are data (tokens, table rows) with the gloss beside them.
 GLOSSES = {
@@ -46,6 +48,14 @@ GLOSSES = {
     "给了": "gave",
     "小王": "Xiao Wang",
     "小明 把 苹果 给了 小王": "Xiaoming gave the apple to Xiao Wang",
+    # the model lab's first typed text (app/labs/model/state.py): Li Bai's poem, its last character
+    # left for the model to guess, and the whole line should a learner complete it
+    "靜夜思": "Thoughts on a Quiet Night",
+    POEM_LINE: "Bright moonlight at my bedside; I took it for frost on the ground. Head up, I gaze at the bright "
+               "moon; head down, I think of my old … (the line ends 故鄉 “home”: 鄉 is left for the model)",
+    POEM_LINE + "鄉": "Bright moonlight at my bedside; I took it for frost on the ground. Head up, I gaze at the "
+                     "bright moon; head down, I think of home",
+    "《三國志演義》": "Romance of the Three Kingdoms",         # the novel the course page's model read
 }
 
 
@@ -182,6 +192,13 @@ def labelled(token: str) -> str:
     return f"{token} {meaning}" if meaning.startswith("(") else f"{token} ({meaning})"
 
 
+def glossed(token: str) -> str:
+    """`token` followed by its gloss in English mode, the most compact form, for a label that
+    names it (a map's tick, a glossary): 小明 Xiaoming, 把 (object marker); else `token`."""
+    meaning = gloss(token)
+    return f"{token.strip()} {meaning}" if meaning else token
+
+
 def glossary(tokens) -> str:
     """One line glossing the Chinese tokens in English mode, in their order, each once:
     "小明 Xiaoming · 把 (object marker) · 苹果 the apple · …"; "" in Chinese or with nothing to gloss."""
@@ -189,4 +206,16 @@ def glossary(tokens) -> str:
     for token in tokens:
         if gloss(token) and token.strip() not in seen:
             seen.append(token.strip())
-    return " · ".join(f"{token} {gloss(token)}" for token in seen)
+    return " · ".join(glossed(token) for token in seen)
+
+
+def gloss_lines(text: str) -> str:
+    """The glosses of a text's lines that the table knows, in English mode, one per line: a short
+    line (a title) with its gloss, 靜夜思 “Thoughts on a Quiet Night”; a long one by its gloss
+    alone (the line itself is on screen beside it). "" in Chinese or with nothing to gloss."""
+    shown = []
+    for line in text.splitlines():
+        meaning = gloss(line)
+        if meaning:
+            shown.append(f"{line.strip()} “{meaning}”" if len(line.strip()) <= 8 else f"“{meaning}”")
+    return "\n".join(shown)

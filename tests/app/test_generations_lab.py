@@ -246,7 +246,7 @@ def test_the_attention_sink_and_silencing_the_heads(panel, session, qtbot):
     assert np.allclose(sink.plotted()["gate"][1], reference.gated_output_norm)
     text = sink.reported_text.text()
     assert "46.7 %" in text and "4.8 %" in text and "Qiu et al. 2025, Table 4" in text
-    assert "20 % each" in sink.intro.text() and "“小王”" in sink.intro.text()
+    assert "20 % each" in sink.intro.text() and "“小王 (Xiao Wang)”" in sink.intro.text()      # glossed (issue 9)
     sink.silence.click()
     assert session.config == core.preset_config("anchor")
     assert np.all(session.tensor("b_G") == -8.0)

@@ -190,6 +190,40 @@ def test_typing_runs_the_model_marks_unknown_characters_and_windows_long_text(qt
     close(panel)
 
 
+def test_english_glosses_the_sample_poem_where_it_is_on_screen_and_chinese_does_not(qtbot, tiny_path):
+    """Issue 9: the typed text starts as 靜夜思; in English its title and line carry a gloss under the
+    box and in the explorer part (whose predictions follow that text); an edited line loses its
+    gloss (it no longer says that); Chinese shows none."""
+    from app import i18n
+    session, panel = open_panel(qtbot, tiny_path, "type")
+    state = panel.state
+    assert state.typed == state_module.DEFAULT_TYPED and state.typed.startswith("靜夜思\n")
+    gloss = find(panel, QLabel, "modelTypeGloss")
+    settle(lambda: gloss.isVisible())
+    assert "靜夜思 “Thoughts on a Quiet Night”" in gloss.text()
+    assert "I took it for frost on the ground" in gloss.text() and "鄉 is left for the model" in gloss.text()
+    panel.set_focus("explorer")
+    explorer_gloss = find(panel, QLabel, "modelExplorerGloss")
+    settle(lambda: explorer_gloss.isVisible())
+    assert explorer_gloss.text() == gloss.text()
+    panel.set_focus("type")
+    box = find(panel, QPlainTextEdit, "modelTypeBox")
+    box.setPlainText("靜夜思\n春眠不覺曉")               # the title still glossed, the new line not
+    settle(lambda: state.typed == "靜夜思\n春眠不覺曉")
+    assert "Thoughts on a Quiet Night" in gloss.text() and "frost" not in gloss.text()
+    box.setPlainText(state_module.DEFAULT_TYPED)
+    settle(lambda: "frost" in gloss.text())
+    try:
+        i18n.install("zh")
+        settle(lambda: panel.tabs.tabText(0) == "① 神经元")
+        assert not gloss.isVisible() and gloss.text() == ""
+        assert not explorer_gloss.isVisible()
+    finally:
+        i18n.install("en")
+    settle(lambda: gloss.isVisible())
+    close(panel)
+
+
 def test_the_unknown_characters_are_counted_in_the_singular_and_the_plural(qtbot, tiny_path):
     from app import i18n
     session, panel = open_panel(qtbot, tiny_path, "type")

@@ -401,7 +401,7 @@ def test_english_glosses_the_chinese_tokens_of_the_plots(qtbot, session):
     assert rows.step == 1                                   # every query's token still labelled
     tip = attention.hover_text(attention.slots[0].image.mapToScene(attention.slots[0].image.boundingRect().center()))
     assert "“苹果 (the apple)” → key “苹果 (the apple)”" in tip
-    plots.resize(900, 270)                                  # too short for both: the ticks keep their room
+    plots.resize(900, 270)                                  # too short for the line: the ticks keep their room
     settle(lambda: not glossary.isVisible() and attention.slots[0].rows.step == 1)
     assert not glossary.isVisible() and attention.slots[0].rows.step == 1
     plots.resize(900, 600)
@@ -418,6 +418,45 @@ def test_english_glosses_the_chinese_tokens_of_the_plots(qtbot, session):
         i18n.install("en")
     settle(lambda: glossary.isVisible())
     assert glossary.isVisible()
+
+
+@pytest.mark.parametrize("size", [(900, 270), (520, 215)], ids=["all-rows-labelled", "rows-thinned"])
+def test_where_the_gloss_line_would_cost_the_maps_a_label_the_query_ticks_carry_the_gloss(qtbot, session, size):
+    """Issue 9: at a projector's 1024×768 the attention tab is too short for the glossary line
+    under the maps (every query's label or number would go), so English showed the glosses in
+    the hover text only. There the query ticks carry them (小明 Xiaoming), at the cost of width
+    only: the same maps, numbers and tick steps as in Chinese at the same size, and no tick label
+    overlapping another or leaving the figure. Where the rows are thinned, only the labelled ones
+    are glossed (the others would take width for nothing)."""
+    from app import i18n
+    from app.explorer.plots import PlotsPanel
+    from app.explorer.plots.ticks import drawn_tick_texts
+    from tests.app.helpers import show
+    plots = show(qtbot, PlotsPanel(session), *size)
+    attention = plots.attention_tab
+    plots.setCurrentWidget(attention)
+    first = attention.slots[0]
+    settle(lambda: attention.gloss_form == "rows" and first.rows.labels[0] == "小明 Xiaoming")
+    assert not attention.glossary.isVisible()
+    english = (attention.arrangement.shown, attention.arrangement.numbers, first.rows.step, first.columns.step)
+    drawn_rows = [text for _rect, text in drawn_tick_texts(first.plot.getAxis("left"))]
+    labelled = attention.session.tokens[::first.rows.step]
+    assert drawn_rows == [i18n.glossed(token) for token in labelled]
+    assert drawn_rows[0] == "小明 Xiaoming" and drawn_rows[-1] == "小王 Xiao Wang"
+    assert ("把 (object marker)" in first.rows.labels) == (first.rows.step == 1)
+    rects = [rect for axis in ("left", "bottom") for rect, _t in drawn_tick_texts(first.plot.getAxis(axis))]
+    scene = attention.graphics.mapToScene(attention.graphics.viewport().rect()).boundingRect()
+    assert all(scene.contains(rect) for rect in rects)
+    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    i18n.install("zh")                                     # the same room without a gloss
+    try:
+        settle(lambda: attention.gloss_form == "" and first.rows.labels[0] == "小明")
+        settle(lambda: (attention.arrangement.shown, attention.arrangement.numbers, first.rows.step,
+                        first.columns.step) == english)
+    finally:
+        i18n.install("en")
+    settle(lambda: attention.gloss_form == "rows")
+    plots.close()
 
 
 def test_the_plots_hidden_axes_take_no_si_prefix(plots):

@@ -91,25 +91,47 @@ def test_a_step_that_names_a_token_shows_that_token_in_the_diagram(path):
 
 
 
+HAN_RUN = re.compile(r"[\u4e00-\u9fff]+(?: [\u4e00-\u9fff]+)*")
+
+
+def bare_chinese(text: str) -> list[str]:
+    """The Chinese words or sentences an English text quotes without a gloss right after them
+    (好吃 “tasty”, 小王 (Xiao Wang), 《三國志演義》 “Romance of the Three Kingdoms”); a run glossed
+    once may come back bare in the same text, and a lone character (不, 裴 in 送裴圖南) is discussed
+    as a character and may stand alone."""
+    glossed: set[str] = set()
+    bare = []
+    for match in HAN_RUN.finditer(text):
+        words = match.group(0).split()
+        if re.match(r"[ ,》”]*[“(]", text[match.end():]):
+            glossed.update(words)
+        elif len(match.group(0)) > 1 and not set(words) <= glossed:
+            bare.append(match.group(0))
+    return bare
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_english_texts_gloss_the_chinese_they_quote(path):
     """In English, a Chinese word or sentence of the course's samples carries its gloss the first
     time a text shows it: 好吃 “tasty”, 送裴圖南 “Farewell to Pei Tunan” (model lesson step 1 had
-    none). A lone character is discussed as a character (不, 裴 in 送裴圖南) and may stand alone."""
-    han_run = re.compile(r"[\u4e00-\u9fff]+(?: [\u4e00-\u9fff]+)*")
+    none). A lone character is discussed as a character (不, 裴 in 送裴圖南) and may stand alone.
+    (The labs' own texts: tests/app/test_i18n.py.)"""
     lesson = load_lesson(path)
     bare = []
     for step in lesson.steps:
         texts = [step.caption.en] + [t.en for t in (step.question, step.answer) if t is not None]
         for text in texts:
-            glossed = set()
-            for match in han_run.finditer(text):
-                words = match.group(0).split()
-                if re.match(r"[ ,]*“", text[match.end():]):
-                    glossed.update(words)
-                elif len(match.group(0)) > 1 and not set(words) <= glossed:
-                    bare.append(f"{step.id}: {match.group(0)}")
+            bare += [f"{step.id}: {run}" for run in bare_chinese(text)]
     assert bare == []
+
+
+def test_the_gloss_rule_itself():
+    assert bare_chinese("the output for “小王”.") == ["小王"]
+    assert bare_chinese("the output for “小王 (Xiao Wang)”.") == []
+    assert bare_chinese("a novel (《三國志演義》)") == ["三國志演義"]
+    assert bare_chinese("a novel (《三國志演義》 “Romance of the Three Kingdoms”)") == []
+    assert bare_chinese("in 小明 把 苹果, “Xiaoming …”, the weights for 小明") == []
+    assert bare_chinese("the 不 of 不难吃 “not awful”") == []
 
 def test_list_lessons_finds_the_shipped_ones():
     found = list_lessons(LESSONS)

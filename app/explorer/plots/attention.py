@@ -24,9 +24,11 @@ from app.explorer.plots import look
 from app.explorer.plots.common import FigureView, HoverTip, PlotTab, cell_texts, message_label
 from app.explorer.plots.grid import Arrangement, Room, arrange
 from app.explorer.plots.heatmap import CELL_PADDING, MAX_NUMBERED_CELLS, Heatmap, colour_bar_width, equal_maps
+from app.explorer.plots.ticks import label_gap, nice_step
 from core.numbers import format_number
 
 MAX_HEADS_SHOWN = 6          # grid slots: never more heads on screen at once
+GLOSSARY_LINES = 2           # the glossary under the maps wraps to at most this many lines
 NUMBERS_FIRST_TOKENS = 8     # up to this many tokens, fewer heads with numbers beat more without
 PATTERN_HOOKS = ("attn.hook_pattern", "attn.hook_attn_scores")
 
@@ -67,8 +69,10 @@ class AttentionTab(PlotTab):
         layout.setSpacing(0)
         layout.addWidget(self.picker_bar)
         layout.addWidget(self.stack, 1)
-        # English: one line glossing the Chinese tokens of the ticks (小明 Xiaoming · 把 (object
-        # marker) · …); the ticks keep the tokens alone, a gloss beside each would not fit a map
+        # English: the Chinese tokens of the ticks glossed where the room is (see _arrange): a
+        # line under the maps (小明 Xiaoming · 把 (object marker) · …, wrapped to two lines at
+        # most), else beside each query's tick (the rows' labels take width, not height), else
+        # in the hover text only
         self.glossary = QLabel()
         self.glossary.setObjectName("plotsAttentionGlossary")
         self.glossary.setWordWrap(True)
@@ -87,6 +91,8 @@ class AttentionTab(PlotTab):
         self.first = 0                    # the first head on screen
         self.with_bar = True              # the colour bar is shown (see _arrange)
         self.heads_drawn: list[int | None] = [None] * MAX_HEADS_SHOWN
+        self.gloss_form = ""              # where the tokens are glossed: "line", "rows" or "" (hover only)
+        self.row_labels: tuple[str, ...] = ()   # the query ticks' labels: the tokens, glossed in "rows"
         self.restyle()
         self.retranslate()
         self.refresh()
@@ -155,15 +161,17 @@ class AttentionTab(PlotTab):
         if not text:
             self.glossary.setVisible(False)
 
-    def _glossary_height(self) -> int:
-        """The height the glossary's line takes at the tab's width; 0 when there is nothing to
-        gloss or it would not fit on one line (a narrow tab: it would take the maps' room)."""
+    def _glossary_height(self) -> tuple[int, int]:
+        """The height the glossary takes at the tab's width, and its number of lines; (0, 0) when
+        there is nothing to gloss or it would take more than GLOSSARY_LINES lines (a narrow tab:
+        it would take the maps' room)."""
         if not self.glossary.text() or self.width() <= 0:
-            return 0
+            return 0, 0
         height = self.glossary.heightForWidth(self.width())
         margins = self.glossary.contentsMargins()
-        one_line = QFontMetricsF(self.glossary.font()).height() * 1.5 + margins.top() + margins.bottom()
-        return height if height <= one_line else 0
+        line = QFontMetricsF(self.glossary.font()).height()
+        lines = max(1, round((height - margins.top() - margins.bottom()) / line))
+        return (height, lines) if lines <= GLOSSARY_LINES else (0, 0)
 
     def restyle(self) -> None:
         super().restyle()
@@ -175,10 +183,11 @@ class AttentionTab(PlotTab):
         self.structure = None            # titles and axis labels again at the new size
 
     # --- layout ----------------------------------------------------------------------------
-    def _room(self, tokens: tuple[str, ...], height: float, with_bar: bool = True) -> Room:
+    def _room(self, tokens: tuple[str, ...], height: float, with_bar: bool = True,
+              row_labels: tuple[str, ...] | None = None) -> Room:
         text_font = look.font()
         line = look.line_height(text_font)
-        widest = max((look.advance(text_font, t) for t in tokens), default=0.0)
+        widest = max((look.advance(text_font, t) for t in row_labels or tokens), default=0.0)
         return Room(width=self.graphics.width(), height=height,
                     left_axis=widest + look.TICK_LENGTH + 9 + line + 2,
                     bottom_axis=2 * line + look.TICK_LENGTH + 9,
@@ -204,6 +213,7 @@ class AttentionTab(PlotTab):
         if it changed. When the cells can hold their numbers only without the colour bar, the
         numbers win: they say exactly what the colours say roughly."""
         with_bar = True
+        form, row_labels = "", tuple(tokens)
         if self.graphics.width() <= 0 or self.graphics.height() <= 0:
             arrangement = Arrangement(1, min(heads, 2), min(heads, 2), 0, 0, False)
         else:
@@ -211,7 +221,7 @@ class AttentionTab(PlotTab):
             # the grid depends on the tab's height, never on whether the picker was shown before.
             picker = self.picker_bar.sizeHint().height()
             total = self.graphics.height() + (picker if self.picker_bar.isVisible() else 0)
-            glossary = self._glossary_height()
+            glossary, glossary_lines = self._glossary_height()
             total += glossary if self.glossary.isVisible() else 0
             numbers = self._number_size(len(tokens))
             matrix = (len(tokens), len(tokens))
@@ -220,43 +230,88 @@ class AttentionTab(PlotTab):
             # colour bar's label) past the view's right edge
             narrowest = self._title_width(heads)
 
-            def best(total: float, bar: bool) -> Arrangement:
-                found = arrange(self._room(tokens, total, bar), heads, matrix, numbers, most=MAX_HEADS_SHOWN,
+            def best(total: float, bar: bool, rows: tuple[str, ...] | None) -> Arrangement:
+                found = arrange(self._room(tokens, total, bar, rows), heads, matrix, numbers, most=MAX_HEADS_SHOWN,
                                 min_map_width=narrowest)
                 if found.shown < heads:
                     # less room never shows more maps (a squeezed grid of all heads would need no
                     # picker, yet was chosen with the picker's row taken away)
-                    found = arrange(self._room(tokens, total - picker, bar), heads, matrix, numbers,
+                    found = arrange(self._room(tokens, total - picker, bar, rows), heads, matrix, numbers,
                                     most=found.shown, min_map_width=narrowest)
                 return found
 
-            def choose(total: float) -> tuple[Arrangement, bool]:
-                arrangement = best(total, True)
+            def choose(total: float, rows: tuple[str, ...] | None = None, bar: bool = True
+                       ) -> tuple[Arrangement, bool]:
+                if not bar:
+                    return best(total, False, rows), False
+                arrangement = best(total, True, rows)
                 if numbers is not None and not arrangement.numbers:
-                    without = best(total, False)
+                    without = best(total, False, rows)
                     if without.numbers:
                         return without, False
                 return arrangement, True
 
             arrangement, with_bar = choose(total)
-            if not glossary:
-                self.glossary.setVisible(False)
-            else:
-                # the glossary's line only where the maps keep every token's tick and every number
-                glossed, glossed_bar = choose(total - glossary)
-                row_label = self.slots[0].rows.needed_pixels()     # what a query's tick needs
-                keeps = (glossed.shown >= arrangement.shown and glossed.numbers >= arrangement.numbers
-                         and glossed.cell(len(tokens), len(tokens))[1] >= row_label)
-                if keeps:
-                    arrangement, with_bar = glossed, glossed_bar
-                self.glossary.setVisible(keeps)
+            if self.glossary.text():
+                form, arrangement, with_bar, row_labels = self._gloss_form(
+                    tokens, arrangement, with_bar, choose, total, glossary, glossary_lines)
+            self.glossary.setVisible(form == "line")
         selected = min(self.session.selected_head, heads - 1)
         first = (selected // arrangement.shown) * arrangement.shown
         changed = (self.arrangement is None or (arrangement.rows, arrangement.columns, arrangement.shown) !=
                    (self.arrangement.rows, self.arrangement.columns, self.arrangement.shown)
-                   or first != self.first or with_bar != self.with_bar)
+                   or first != self.first or with_bar != self.with_bar
+                   or (form, row_labels) != (self.gloss_form, self.row_labels))
         self.arrangement, self.first, self.with_bar = arrangement, first, with_bar
+        self.gloss_form, self.row_labels = form, row_labels
         return changed
+
+    def _gloss_form(self, tokens, plain: Arrangement, plain_bar: bool, choose, total: float, glossary: int,
+                    glossary_lines: int) -> tuple[str, Arrangement, bool, tuple[str, ...]]:
+        """Where English glosses the tokens, given the grid without a gloss (`plain`): (form,
+        arrangement, with the colour bar, the query ticks' labels). A gloss never costs a map,
+        a cell's number, a query's label (the line takes height) or a key's label (glossed
+        ticks take width). Preferred: the line under the maps on one line; then the glossed
+        query ticks (only those the rows' height labels: the others' width is not taken), the
+        colour bar's width given to them if the cells show their numbers; then the line on
+        two lines; else the hover text only."""
+        count = len(tokens)
+        plain_labels = tuple(tokens)
+        row_label = self.slots[0].rows.needed_pixels()               # what a query's tick needs
+        text_font = look.font()
+        key_label = max((look.advance(text_font, t) for t in tokens), default=0.0) + label_gap(text_font)
+        plain_width, plain_height = plain.cell(count, count)
+
+        def keeps(found: Arrangement) -> bool:
+            return found.shown >= plain.shown and found.numbers >= plain.numbers
+
+        if glossary:
+            line, line_bar = choose(total - glossary)
+            line_keeps = keeps(line) and line.cell(count, count)[1] >= row_label
+            if line_keeps and glossary_lines == 1:
+                return "line", line, line_bar, plain_labels
+        # every query's tick glossed; else those labelled at the plain grid's rows' height (the
+        # others stay the bare tokens, which the axis does not draw, and take no width)
+        step = nice_step(row_label / plain_height) if plain_height > 0 else 1
+
+        def rows_keep(found: Arrangement) -> bool:
+            width, height = found.cell(count, count)
+            return (keeps(found) and nice_step(row_label / max(height, 1e-9)) <= step
+                    and nice_step(key_label / max(width, 1e-9)) <= nice_step(key_label / max(plain_width, 1e-9)))
+
+        for every in sorted({1, step}):
+            labels = tuple(i18n.glossed(t) if i % every == 0 else t for i, t in enumerate(tokens))
+            rows, rows_bar = choose(total, labels)
+            if rows_keep(rows):
+                return "rows", rows, rows_bar, labels
+            if rows_bar and plain.numbers:
+                # the numbers say what the colour bar says: its width may go to the glossed ticks
+                rows, rows_bar = choose(total, labels, bar=False)
+                if rows_keep(rows):
+                    return "rows", rows, rows_bar, labels
+        if glossary and line_keeps:
+            return "line", line, line_bar, plain_labels
+        return "", plain, plain_bar, plain_labels
 
     def _place(self, heads: int, tokens: tuple[str, ...]) -> None:
         """Put the first `shown` slots into the grid, labels on the outer maps only."""
@@ -278,7 +333,7 @@ class AttentionTab(PlotTab):
                 look.set_axis_label(slot.plot, "bottom", self.tr("key (column)"))
             else:
                 slot.plot.showLabel("bottom", False)
-            slot.set_labels(tokens, tokens)
+            slot.set_labels(self.row_labels or tokens, tokens)
             slot.rows.show_values(first_column)
             slot.columns.show_values(last_row)
         if self.with_bar:

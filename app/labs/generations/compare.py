@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QSignalBlocker, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QBoxLayout, QComboBox, QHBoxLayout, QHeaderView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from app import i18n
 from app.labs.generations.common import (HEADING_PT, Part, PlotView, generation_name, generation_of, part_heading,
                                          preset_trace)
 from app.labs.fonts import fit_table
@@ -277,10 +278,12 @@ class GenerationsComparePart(Part):
                  .replace("%2", format_number(limit, trim=True))]
         if arrays[0].ndim == 3:
             notes.append(self.tr("Per-head hook: head 1 shown."))
+        if shown[0].shape[0] == len(tokens):
+            notes.append(i18n.glossary(tokens))      # English: what the tokens on the rows say
         if difference is None:
             notes.append(self.tr("The shapes differ (%1 and %2): no difference to take.")
                          .replace("%1", _shape(found.shape_a)).replace("%2", _shape(found.shape_b)))
-        self.map_note.setText(" ".join(notes))
+        self.map_note.setText(" ".join(note for note in notes if note))
 
     def _name(self, which: str) -> str:
         return self.tr("the explorer's block") if which == EXPLORER else generation_name(which)

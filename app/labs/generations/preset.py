@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from app import i18n
 from app.labs.generations.common import TEXT_PT, Part, generation_name, generation_of, preset_trace, text_of
 from app.widgets import labels
 from app.widgets.flow_layout import FlowLayout
@@ -174,7 +175,7 @@ class GenerationPresetPart(Part):
                                               for g in core.GENERATIONS])
         token = self.session.tokens[-1] if self.session.tokens else ""
         self.outputs_intro.setText(self.tr("The same tokens, every generation: the output for “%1”. Bold: the "
-                                           "block in the explorer, with your edits.").replace("%1", token))
+                                           "block in the explorer, with your edits.").replace("%1", i18n.labelled(token)))
         self.diagram.setText(self.tr("Show the block diagram above"))
         self.compare.setText(self.tr("Side by side with the one before"))
         self._describe()

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
+from app import i18n
 from app.labs.generations.common import (BLUE, GREEN, HEADING_PT, ORANGE, VERMILION, Part, PlotView, note,
                                          part_heading, short_source)
 from core.labs import generations as core
@@ -80,7 +81,7 @@ class AttentionSinkPart(Part):
             "The softmax must still hand out 100 %: %3 each, and the head writes the mean of the values, "
             "|z| = %4 — not 0, though nothing was relevant. Two ways out: a first token that takes the weight "
             "and carries an empty value (a sink), or a sigmoid gate on the head's output.")
-            .replace("%1", last).replace("%2", str(len(s.tokens))).replace("%3", percent(s.uniform_pattern[0], 0))
+            .replace("%1", i18n.labelled(last)).replace("%2", str(len(s.tokens))).replace("%3", percent(s.uniform_pattern[0], 0))
             .replace("%4", format_number(s.uniform_output_norm, 3)))
         self.plot_title(self.share_plot, self.tr("the first token's share (%)"))
         self.plot_title(self.sink_plot, self.tr("|z| with a sink"))

@@ -10,6 +10,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from app import i18n
 from app.labs.model.common import Part, label, set_text
 from app.labs.model.state import What
 from app.widgets.work_bar import WorkBar
@@ -213,12 +214,13 @@ class ModelAblationPart(Part):
             self.tr("Course page"))])
         set_text(self.note, self.tr(
             "Validation loss in nats: lower is better. <b>Ours is per character on Tang poems; the course page's is "
-            "per token on a novel (《三國志演義》)</b>, so the numbers cannot be compared in absolute terms, only "
-            "in the direction and size of the changes. At the course page's size our architecture has exactly "
+            "per token on a novel (%6)</b>: compare the direction and size of the changes, not the absolute "
+            "values. At the course page's size our architecture has exactly "
             "its parameter counts: %1, %2 without the FFN, %3 with 12 attention-only layers.")
             .replace("%1", count(self.report.params_d256["baseline"]) if self.report else "—")
             .replace("%2", count(self.report.params_d256["no_ffn"]) if self.report else "—")
-            .replace("%3", count(self.report.params_d256["attn_only_12"]) if self.report else "—"))
+            .replace("%3", count(self.report.params_d256["attn_only_12"]) if self.report else "—")
+            .replace("%6", i18n.with_gloss("《三國志演義》")))
         set_text(self.legend, self.tr(
             '<span style="color:%1">■</span> ours &nbsp; <span style="color:%2">■</span> course page &nbsp; '
             '○ one of our %5 seeds &nbsp; grey band: our run-to-run range &nbsp; dashed: the course page\'s '

@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, QPoint, QRect, QSignalBlocker, QSize, Qt, Sig
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QToolTip, QWidget
 
+from app import i18n
 from app.labs.model.state import ModelLabState, What
 from app.widgets import style
 from app.labs.fonts import own_fonts
@@ -48,6 +49,14 @@ def set_text(widget: QLabel, text: str) -> None:
 
 def esc(text: str) -> str:
     return html.escape(text, quote=False)
+
+
+def show_gloss(widget: QLabel, text: str) -> None:
+    """In English, the glosses of the lines of `text` the gloss table knows (the sample poem),
+    one per line, in italics; hidden in Chinese or when no line is glossed (app/i18n.py)."""
+    glossed = i18n.gloss_lines(text)
+    set_text(widget, "<i>" + esc(glossed).replace("\n", "<br>") + "</i>" if glossed else "")
+    widget.setVisible(bool(glossed))
 
 
 def shown_char(ch: str) -> str:

@@ -7,8 +7,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QLis
                                QPushButton, QVBoxLayout, QWidget)
 
 from app import i18n
-from app.labs.model.common import NeuronPicker, Part, esc, label, set_text
-from app.labs.model.state import What
+from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, show_gloss
+from app.labs.model.state import TYPED, What
 from app.labs.model.typed import PredictionsTable
 from app.widgets.flow_layout import FlowLayout
 
@@ -22,6 +22,8 @@ class ModelExplorerPart(Part):
         self.open_button = QPushButton()
         self.open_button.setObjectName("modelOpenLayer")
         self.status = label("modelLinkStatus")
+        self.gloss = label("modelExplorerGloss")     # English: what the typed sample poem says
+        self.gloss.hide()
         self.reopen = QPushButton()
         self.reopen.setObjectName("modelReopen")
         self.knock_button = QPushButton()
@@ -65,6 +67,7 @@ class ModelExplorerPart(Part):
         layout.addWidget(self.intro)
         layout.addWidget(actions)
         layout.addWidget(self.status)
+        layout.addWidget(self.gloss)
         layout.addWidget(self.reopen, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addLayout(body, 1)
 
@@ -92,6 +95,11 @@ class ModelExplorerPart(Part):
         set_text(self.changed_title, "<b>" + esc(self.tr("With your changes (change in points)")) + "</b>")
         for table in (self.trained, self.changed):
             table.set_headers(self.tr("Next"), self.tr("Probability"))
+        self._gloss()
+
+    def _gloss(self) -> None:
+        """The text on screen is the learner's typed text: in English, the gloss of the sample poem."""
+        show_gloss(self.gloss, self.state.typed if self.state.source == TYPED else "")
 
     def _restore_selected(self) -> None:
         chosen = [item.data(Qt.ItemDataRole.UserRole) for item in self.knocked.selectedItems()]
@@ -107,6 +115,7 @@ class ModelExplorerPart(Part):
                                   .replace("%2", str(s.layer)))
         if what & (What.RUN | What.LINK):
             self._status()
+            self._gloss()
             self._knocked()
             self.trained.show_predictions(s.predictions(trained=True))
             changed = s.predictions()

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from app.i18n import POEM_LINE
 from app.widgets.worker import Worker
 from app.session import Change, State
 from core.formats.scenario import Scenario
@@ -29,8 +30,9 @@ VALIDATION = "validation"
 TYPED = "typed"
 SCALE_LAYER = "layer"
 SCALE_NEURON = "neuron"
-# A line the learner sees first in "Type your own text" (李白《靜夜思》, in the model's script).
-DEFAULT_TYPED = "靜夜思\n床前明月光，疑是地上霜。舉頭望明月，低頭思故"
+# A line the learner sees first in "Type your own text" (李白《靜夜思》, in the model's script; its
+# last character, 鄉, left for the model to guess). English mode glosses it (app/i18n.py).
+DEFAULT_TYPED = "靜夜思\n" + POEM_LINE
 
 _MODELS: dict[Path, Model] = {}
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPla
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app import i18n
-from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, shown_char, sized
+from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, show_gloss, shown_char, sized
 from app.labs.model.neurons import NeuronTextView
 from app.labs.model.state import TYPED, What
 from app.widgets.appearance import appearance
@@ -63,6 +63,8 @@ class ModelTypePart(Part):
         sized(self.box, 15)
         self.box.setMaximumHeight(appearance().pixels(110))
         self.box.setPlainText(state.typed)
+        self.gloss = label("modelTypeGloss")        # English: what the sample poem says
+        self.gloss.hide()
         self.info = label("modelTypeInfo")
         self.picker = NeuronPicker(state, "modelType")
         self.view = NeuronTextView("modelTypeText")
@@ -86,6 +88,7 @@ class ModelTypePart(Part):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.intro)
         layout.addWidget(self.box)
+        layout.addWidget(self.gloss)
         layout.addWidget(self.info)
         layout.addLayout(body, 1)
         self.box.textChanged.connect(self.timer.start)
@@ -97,6 +100,7 @@ class ModelTypePart(Part):
                                          "was trained on Tang poems in traditional characters.")))
         self.box.setPlaceholderText(self.tr("Type here…"))
         self.predictions.set_headers(self.tr("Next"), self.tr("Probability"))
+        self._gloss()
 
     def apply_text(self) -> None:
         """Run what is in the box now (called once per burst of keystrokes)."""
@@ -120,8 +124,12 @@ class ModelTypePart(Part):
         if what & (What.RUN | What.LAYER | What.NEURON | What.SCALE | What.STATS | What.LINK):
             self.view.show_state(s)
         if what & (What.RUN | What.LINK):
+            self._gloss()
             self._info()
             self.predictions.show_predictions(s.predictions())
+
+    def _gloss(self) -> None:
+        show_gloss(self.gloss, self.state.typed)
 
     def _info(self) -> None:
         s = self.state
