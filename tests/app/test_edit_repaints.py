@@ -52,3 +52,51 @@ def test_an_ffn_edit_does_not_repaint_the_attention_maps(qtbot, qapp):
     assert paints.count >= 1
     np.testing.assert_array_equal(np.asarray(panel.pattern_image(0).image),
                                   session.trace["attn.hook_pattern"][0].astype(np.float32))
+
+
+def test_a_residual_edit_sets_only_the_bars_of_the_stages_it_changed(qtbot, qapp):
+    from app.explorer.plots import PlotsPanel
+    session = make_session()
+    panel = show(qtbot, PlotsPanel(session), 800, 450)
+    panel.show_tab("residual")
+    settle()
+    bars = panel.residual_bars
+    stages = panel.residual_tab._stages()
+    token = session.selected_token
+    heights = [bar.opts["height"] for bar in bars[:len(stages)]]
+    assert session.set_value("W_in", (0, 0), 1.75)       # the FFN: the stages from ln2's input on
+    settle()
+    for n, hook in enumerate(stages):
+        kept = bars[n].opts["height"] is heights[n]
+        changed = not np.array_equal(session.trace[hook][token], heights[n])
+        assert kept != changed, hook                       # set again exactly when its numbers changed
+        np.testing.assert_array_equal(bars[n].opts["height"], session.trace[hook][token])
+    assert bars[0].opts["height"] is heights[0]            # the input x: untouched
+
+
+def test_picking_another_neuron_in_the_model_explorer_part_paints_once(qtbot, tmp_path):
+    """The knock-out button's text follows the neuron: its relayout stays in the part's button
+    row (a SizeFence), where it used to climb to the window one level per event-loop pass and
+    repaint the part's top half each time (4 paint passes per pick)."""
+    from PySide6.QtWidgets import QPushButton, QSpinBox
+
+    from app.labs.model import ModelLabPanel
+    from tests.core.test_model import synthetic_arrays
+    path = tmp_path / "tiny.npz"
+    np.savez(path, **synthetic_arrays())
+    session = make_session()
+    panel = ModelLabPanel(session, model_path=path)
+    panel.set_focus("explorer")
+    show(qtbot, panel, 1000, 700)
+    settle()
+    spin = panel.findChild(QSpinBox, "modelExplorerNeuron")
+    knock = panel.findChild(QPushButton, "modelKnockOut")
+    passes = Paints([panel])
+    for neuron in (3, 17, 9, 21):
+        passes.count = 0
+        spin.setValue(neuron)
+        settle()
+        assert knock.text() == f"Knock out neuron #{neuron} of layer {panel.state.layer}"
+        assert passes.count == 1                           # one paint pass, not one per layout level
+        assert knock.geometry().right() <= knock.parentWidget().width()     # whole, laid out
+    panel.close()

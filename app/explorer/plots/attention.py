@@ -87,6 +87,7 @@ class AttentionTab(PlotTab):
         self.first = 0                    # the first head on screen
         self.with_bar = True              # the colour bar is shown (see _arrange)
         self.heads_drawn: list[int | None] = [None] * MAX_HEADS_SHOWN
+        self._fitted: tuple | None = None  # the room and structure last arranged for (see _fitted_key)
         self.restyle()
         self.retranslate()
         self.refresh()
@@ -324,6 +325,9 @@ class AttentionTab(PlotTab):
         pattern = trace["attn.hook_pattern"]                 # (H, T, T)
         heads, tokens = pattern.shape[0], self.session.tokens
         structure = (heads, tokens)
+        if not force and structure == self.structure and self._fitted == self._fitted_key() \
+                and self.unchanged(PATTERN_HOOKS):
+            return      # an edit that left the patterns as they were, in the same room: nothing to do
         if structure != self.structure:
             self._gloss_tokens()
         placed = self._arrange(heads, tokens)
@@ -334,6 +338,7 @@ class AttentionTab(PlotTab):
         self._update_picker(heads)
         self._titles(heads)
         self._equal_maps()
+        self._fitted = self._fitted_key()
         if self.unchanged(PATTERN_HOOKS) and self.heads_drawn[:len(self.shown_heads())] == self.shown_heads():
             return
         masked = np.isneginf(trace["attn.hook_attn_scores"])  # shown as "—", not as a number
@@ -341,6 +346,12 @@ class AttentionTab(PlotTab):
             self.slots[i].set_data(pattern[head], (0.0, 1.0), self._texts(masked[head]))
             self.heads_drawn[i] = head
         self.remember(PATTERN_HOOKS)
+
+    def _fitted_key(self) -> tuple:
+        """What the grid, the picker and the titles depend on besides the structure, the language
+        and the look (a language change refreshes with force, a new look forgets what was drawn)."""
+        return (self.graphics.width(), self.graphics.height(), self.width(), self.picker_bar.isVisible(),
+                self.glossary.isVisible(), self.glossary.text(), self.session.selected_head)
 
     @staticmethod
     def _texts(masked: np.ndarray):
