@@ -100,3 +100,53 @@ def test_picking_another_neuron_in_the_model_explorer_part_paints_once(qtbot, tm
         assert passes.count == 1                           # one paint pass, not one per layout level
         assert knock.geometry().right() <= knock.parentWidget().width()     # whole, laid out
     panel.close()
+
+
+def test_an_edit_in_the_same_room_arranges_no_plot_again(qtbot, qapp, monkeypatch):
+    """The hidden-units and attention tabs choose their grid and wrap their titles for the room
+    they have: an edit keeps the room, so nothing is measured again; a resize is."""
+    from app.explorer.plots import PlotsPanel
+    session = make_session()
+    panel = show(qtbot, PlotsPanel(session), 800, 450)
+    for name, tab, size in (("hidden", panel.hidden_tab, (700, 420)), ("attention", panel.attention_tab, (820, 470))):
+        panel.show_tab(name)
+        settle()
+        calls = []
+        arrange = tab._arrange
+        monkeypatch.setattr(tab, "_arrange", lambda *args, arrange=arrange: calls.append(args) or arrange(*args))
+        assert session.set_value("W_in", (0, 1), 1.5)
+        assert session.set_value("W_Q", (0, 0, 1), -0.75)
+        settle()
+        assert calls == [], name
+        panel.resize(*size)
+        settle()
+        assert calls, name                                   # another room: arranged again
+    np.testing.assert_array_equal(np.asarray(panel.pre_image.image),
+                                  session.trace["mlp.hook_pre"].astype(np.float32))
+
+
+def test_a_map_is_painted_from_a_premultiplied_image_with_the_same_pixels(qtbot, qapp):
+    import pyqtgraph as pg
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    from app.explorer.plots import look
+    from app.explorer.plots.heatmap import MapImage
+    values = np.array([[-1.0, 0.0, 0.5], [np.nan, 2.0, -0.25]], dtype=np.float32)
+
+    def painted(item):
+        item.setImage(values, levels=(-1.0, 1.0))
+        item.setLookupTable(look.SEQUENTIAL.getLookupTable(nPts=256))
+        canvas = QImage(120, 80, QImage.Format.Format_ARGB32_Premultiplied)
+        canvas.fill(0xFF808080)
+        painter = QPainter(canvas)
+        painter.scale(40, 40)
+        item.paint(painter)
+        painter.end()
+        return item, canvas
+
+    ours, shown = painted(MapImage(axisOrder="row-major"))
+    _plain, expected = painted(pg.ImageItem(axisOrder="row-major"))
+    assert ours.qimage.format() == QImage.Format.Format_ARGB32_Premultiplied
+    assert shown == expected
+    assert QRectF(0, 0, 3, 2) == ours.boundingRect()
