@@ -225,6 +225,7 @@ class InvariantsPanel(QWidget):
         self.grid.setVerticalSpacing(1)
         self.grid.setHorizontalSpacing(8)
         self.labels: dict[str, QLabel] = {}
+        self._tips: dict[str, tuple] = {}     # key → (what its tooltip was formatted from, the tooltip)
         self._columns = 0                    # two columns where every check fits half the width, else one
         self._place_due = False              # the columns are to be chosen again at the next refresh
         self.empty = QLabel()
@@ -322,8 +323,14 @@ class InvariantsPanel(QWidget):
                 colours = appearance().colours
                 label.setStyleSheet(f"color: {colours.good};" if inv.ok else f"color: {colours.bad}; font-weight: bold;")
             tip = self.TIPS.get(inv.key)
-            tooltip = (self.tr(tip) if tip else inv.label) + "\n" + \
-                ", ".join(format_number(float(v), words=words) for v in inv.values.ravel()[:64])
+            head = self.tr(tip) if tip else inv.label
+            shown = inv.values.ravel()[:64]
+            # formatted again only when its numbers (or its words) changed: an edit changes a few
+            tip_key = (head, shown.tobytes(), shown.dtype.str, tuple(words.items()) if words else None)
+            if self._tips.get(inv.key, (None,))[0] != tip_key:
+                tooltip = head + "\n" + ", ".join(format_number(float(v), words=words) for v in shown)
+                self._tips[inv.key] = (tip_key, tooltip)
+            tooltip = self._tips[inv.key][1]
             if label.toolTip() != tooltip:
                 label.setToolTip(tooltip)
         self._show_finite()

@@ -157,6 +157,7 @@ class NumberNode(NodeBase):
         self.marks: list[QGraphicsRectItem | None] = [None] * size      # made when first needed
         self._metrics = QFontMetricsF(geometry.number)
         self._room = geometry.cell_w - 3 * geometry.zoom
+        self._shown: tuple[np.ndarray, float] | None = None     # the values and limit drawn (no marks)
         for i in range(size):
             cell = QGraphicsRectItem(self.body.left(), self.body.top() + i * geometry.cell_h,
                                      geometry.cell_w, geometry.cell_h, self)
@@ -173,8 +174,16 @@ class NumberNode(NodeBase):
     def set_values(self, values: np.ndarray, limit: float, marks: np.ndarray | None = None,
                    words: dict | None = None, alarm: QColor | None = None) -> None:
         """Show the values tinted on ±limit. `marks` (core.finite.Cell codes): an overflow or NaN cell
-        reads as its word in `words` (the symbol where the word does not fit) on the `alarm` colour."""
+        reads as its word in `words` (the symbol where the word does not fit) on the `alarm` colour.
+        Without marks, a cell whose value (to the bit) and limit are those it shows is left as it is."""
+        values = np.asarray(values, dtype=np.float64)
+        shown, self._shown = self._shown, (values.copy(), limit) if marks is None else None
+        same = np.zeros(len(values), dtype=bool)
+        if marks is None and shown is not None and shown[1] == limit and shown[0].shape == values.shape:
+            same = (shown[0] == values) & (np.signbit(shown[0]) == np.signbit(values))
         for i, (cell, text, value) in enumerate(zip(self.cells, self.texts, values)):
+            if same[i]:
+                continue
             value = float(value)
             label = compact_number(value, self._room, self._metrics)
             severe = marks is not None and int(marks[i]) in (2, 3)        # Cell.OVERFLOW, Cell.UNDEFINED

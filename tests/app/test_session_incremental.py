@@ -166,3 +166,22 @@ def test_a_random_walk_of_edits_undos_and_redos_always_agrees(session):
     for name, array in loaded.items():
         assert np.array_equal(session.tensor(name), array), name
     assert_agrees(session.trace, session.state)
+
+
+def test_a_lesson_size_edit_keeps_the_arrays_it_did_not_change(qapp):
+    """Lesson sizes run the full forward (bit-identical to core); an array whose numbers the edit
+    left as they were is still the very array of the trace before, so views skip it."""
+    session = Session(load_scenario(default_scenario()))
+    before = session.trace
+    assert session.set_value("W_in", (0, 0), 0.75)
+    after = session.trace
+    want = forward(session.config, session.state.weights, session.state.inputs)
+    for name in want:
+        assert np.array_equal(after[name], want[name]), name       # bit-identical, not close
+    kept = {name for name in after if after[name] is before[name]}
+    assert {"attn.hook_pattern", "attn.hook_attn_scores", "hook_resid_mid"} <= kept
+    assert {"mlp.hook_pre", "hook_resid_post"} <= set(after.recomputed)
+    assert set(after.recomputed) == set(after) - kept
+    assert not after.full
+    assert session.set_value("W_Q", (0, 0, 0), 0.5)          # the attention's own weight: drawn anew
+    assert {"attn.hook_q", "attn.hook_pattern"} <= set(session.trace.recomputed)

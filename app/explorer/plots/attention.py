@@ -93,6 +93,7 @@ class AttentionTab(PlotTab):
         self.heads_drawn: list[int | None] = [None] * MAX_HEADS_SHOWN
         self.gloss_form = ""              # where the tokens are glossed: "line", "rows" or "" (hover only)
         self.row_labels: tuple[str, ...] = ()   # the query ticks' labels: the tokens, glossed in "rows"
+        self._fitted: tuple | None = None  # the room and structure last arranged for (see _fitted_key)
         self.restyle()
         self.retranslate()
         self.refresh()
@@ -379,6 +380,9 @@ class AttentionTab(PlotTab):
         pattern = trace["attn.hook_pattern"]                 # (H, T, T)
         heads, tokens = pattern.shape[0], self.session.tokens
         structure = (heads, tokens)
+        if not force and structure == self.structure and self._fitted == self._fitted_key() \
+                and self.unchanged(PATTERN_HOOKS):
+            return      # an edit that left the patterns as they were, in the same room: nothing to do
         if structure != self.structure:
             self._gloss_tokens()
         placed = self._arrange(heads, tokens)
@@ -389,6 +393,7 @@ class AttentionTab(PlotTab):
         self._update_picker(heads)
         self._titles(heads)
         self._equal_maps()
+        self._fitted = self._fitted_key()
         if self.unchanged(PATTERN_HOOKS) and self.heads_drawn[:len(self.shown_heads())] == self.shown_heads():
             return
         masked = np.isneginf(trace["attn.hook_attn_scores"])  # shown as "—", not as a number
@@ -396,6 +401,12 @@ class AttentionTab(PlotTab):
             self.slots[i].set_data(pattern[head], (0.0, 1.0), self._texts(masked[head]))
             self.heads_drawn[i] = head
         self.remember(PATTERN_HOOKS)
+
+    def _fitted_key(self) -> tuple:
+        """What the grid, the picker and the titles depend on besides the structure, the language
+        and the look (a language change refreshes with force, a new look forgets what was drawn)."""
+        return (self.graphics.width(), self.graphics.height(), self.width(), self.picker_bar.isVisible(),
+                self.glossary.isVisible(), self.glossary.text(), self.session.selected_head)
 
     @staticmethod
     def _texts(masked: np.ndarray):

@@ -58,6 +58,7 @@ class HiddenUnitsTab(PlotTab):
         self.take_out(*self.plots, self.bar)
         self.hooks: dict[str, str] = {}
         self.arrangement: Arrangement | None = None
+        self._fitted: tuple | None = None      # the structure and room last arranged for
         self.limit = SteadyLimit()
         self.hover = HoverTip(self.graphics, self.hover_text)
         session.changed.connect(lambda change: change & Change.LOADED and self.limit.reset())
@@ -225,13 +226,19 @@ class HiddenUnitsTab(PlotTab):
         structure = (tuple(self.hooks.items()), tokens, F, config.activation, config.ffn_clamp)
         if structure != self.structure and (self.structure is None or self.structure[:3] != structure[:3]):
             self.limit.reset()          # a new structure: levels from this trace
-        rearranged = self._arrange(tokens, F)
-        if force or structure != self.structure or rearranged:
-            self._place(tokens, F)
-            self.structure = structure
-            self.forget()
-        self._set_titles()
-        self._equal_maps()
+        # The grid, the titles and the maps' sizes depend on the structure and the room only (a
+        # language change refreshes with force, a new look resets the structure): an edit in the
+        # same room measures no text again.
+        room = (structure, self.graphics.width(), self.graphics.height())
+        if force or structure != self.structure or room != self._fitted:
+            rearranged = self._arrange(tokens, F)
+            if force or structure != self.structure or rearranged:
+                self._place(tokens, F)
+                self.structure = structure
+                self.forget()
+            self._set_titles()
+            self._equal_maps()
+            self._fitted = room
         hooks = list(self.hooks.values())
         if self.unchanged(hooks):
             return

@@ -191,7 +191,9 @@ class ResidualTab(PlotTab):
         for n, hook in enumerate(stages):
             rows[n, :trace[hook].shape[1]] = trace[hook][token]
         if mode == "bars":
-            self._draw_bars(rows)
+            # an edit sets only the bars whose stage it changed (each set draws its bars anew)
+            self._draw_bars(rows, [n for n, hook in enumerate(stages)
+                                   if self.token_drawn != token or self._drawn.get(hook) is not trace[hook]])
         else:
             limit = self.limit.fit([rows])
             self.heatmap.set_data(rows, (-limit, limit))
@@ -226,11 +228,12 @@ class ResidualTab(PlotTab):
         width = max(trace[hook].shape[1] for hook in stages)
         self._texts(self.mode, width, min(self.session.selected_token, len(self.session.tokens) - 1))
 
-    def _draw_bars(self, rows: np.ndarray) -> None:
+    def _draw_bars(self, rows: np.ndarray, changed: list[int]) -> None:
+        """Set the bars of the stages `changed` (rows: every stage's, for the axis range)."""
         count = len(rows)
         bar_width = GROUP_WIDTH / count
-        for n, row in enumerate(rows):
-            row = row[np.isfinite(row)]
+        for n in changed:
+            row = rows[n][np.isfinite(rows[n])]
             offset = 0.5 - GROUP_WIDTH / 2 + (n + 0.5) * bar_width
             self.bars[n].setOpts(x=np.arange(row.size) + offset, height=row, width=bar_width * 0.92)
         low, high = min(0.0, float(np.nanmin(rows))), max(0.0, float(np.nanmax(rows)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -45,6 +46,7 @@ class GenerationPresetPart(Part):
         self.built = self.label("genPresetBuilt", muted=True)
         self.outputs_intro = self.label("genPresetOutputsIntro")
         self.outputs = QTableWidget(len(core.GENERATIONS), 0)
+        self._fitted: tuple | None = None     # what the table's size was fitted to (see _fill_outputs)
         self.outputs.setObjectName("genPresetOutputs")
         self.sized(self.outputs)
         self.outputs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -136,6 +138,7 @@ class GenerationPresetPart(Part):
             self.outputs.setColumnCount(width)
             self.outputs.setHorizontalHeaderLabels([f"z{_subscript(i + 1)}" for i in range(width)])
         limit = limit_for(np.concatenate(rows))
+        widest = [0.0] * width
         for r, values in enumerate(rows):
             for c in range(width):
                 item = self.outputs.item(r, c)
@@ -154,7 +157,13 @@ class GenerationPresetPart(Part):
                 font = item.font()
                 font.setBold(core.GENERATIONS[r] == self.current)
                 item.setFont(font)
-        self._fit()
+                widest[c] = max(widest[c], QFontMetricsF(font).horizontalAdvance(item.text()))
+        # Fitted again only when a column's widest text or the table's font changed: an edit
+        # changes numbers, seldom their widths (measuring every cell and header again is costly).
+        fitted = (tuple(widest), self.outputs.rowCount(), self.outputs.font().toString(), self.outputs.isVisible())
+        if fitted != self._fitted:
+            self._fit()
+            self._fitted = fitted
 
     def _fit(self) -> None:
         """The table exactly as large as its cells: it never scrolls, the page does."""
@@ -182,6 +191,7 @@ class GenerationPresetPart(Part):
         self._fit()
 
     def restyle(self) -> None:
+        self._fitted = None
         self._fill_outputs()
 
 

@@ -10,6 +10,7 @@ from app import i18n
 from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, show_gloss
 from app.labs.model.state import TYPED, What
 from app.labs.model.typed import PredictionsTable
+from app.widgets.fence import SizeFence
 from app.widgets.flow_layout import FlowLayout
 
 
@@ -65,7 +66,9 @@ class ModelExplorerPart(Part):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.intro)
-        layout.addWidget(actions)
+        # The buttons' texts follow the neuron picked: a fence keeps their relayout from climbing
+        # to the window one level per event-loop pass (each pass repainted the lab's top half).
+        layout.addWidget(SizeFence(actions))
         layout.addWidget(self.status)
         layout.addWidget(self.gloss)
         layout.addWidget(self.reopen, 0, Qt.AlignmentFlag.AlignLeft)
