@@ -1,26 +1,104 @@
-"""A one-line label whose live text changes on every edit without relaying out the window.
+"""Labels whose live numbers change on every edit without relaying out the window.
 
 QLabel.setText always calls updateGeometry, and a label whose minimum and maximum sizes differ
 then invalidates its parent's layout: on the status bar that is a layout pass of the main window
 and a second paint of the whole status bar per edit. A SteadyLabel holds its size fixed at the
-size a plain QLabel would ask for, so a new text of the same size repaints the label only; a text
-(or font) that needs another size re-fixes it, and that relayout happens as before.
+size a plain QLabel would ask for, and keeps it while a new text needs no more room: a new text
+that fits repaints the label only (its text is right-aligned, so it ends where it always did); a
+text that needs more room re-fixes it (that relayout happens as before), and `release()` (a new
+scenario, a new language) lets it give the room back.
+
+`ShapeHints` remembers the sizes a label worked out for a text, so that a text of the same shape
+— the same text with other digits, the next value of a live number — does not lay out rich
+text again (a wrapped label's minimum size alone is three to five layouts of its text). Only
+where the font's digits are interchangeable: every digit as wide, and none kerned against its
+neighbours (checked for each font, regular and bold), so the sizes are the ones QLabel gives.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QLabel
+
+_SHAPE = str.maketrans({digit: "0" for digit in "123456789"})
+_PROBE = "##.#,#−# #)(#=#+#·#/#%#:#|#"          # a digit beside what numbers stand next to
+_INTERCHANGEABLE: dict[str, bool] = {}
+
+
+def text_shape(text: str) -> str:
+    """The text with every digit a 0: texts of one shape have one size in a font whose digits
+    are interchangeable."""
+    return text.translate(_SHAPE)
+
+
+def digits_interchangeable(font: QFont) -> bool:
+    """Whether every digit takes the same room in `font` and its bold, beside anything a number
+    stands next to (no digit is wider, none is kerned)."""
+    key = font.key()
+    known = _INTERCHANGEABLE.get(key)
+    if known is None:
+        known = True
+        bold = QFont(font)
+        bold.setBold(True)
+        for variant in (font, bold):
+            metrics = QFontMetricsF(variant)
+            width = metrics.horizontalAdvance(_PROBE.replace("#", "0"))
+            if any(metrics.horizontalAdvance(_PROBE.replace("#", digit)) != width for digit in "123456789"):
+                known = False
+                break
+        _INTERCHANGEABLE[key] = known
+    return known
+
+
+class ShapeHints:
+    """A label's sizes by its text's shape (see the module's docstring); `clear()` when anything
+    but the text changes what they are (the font, the style, the screen)."""
+
+    LIMIT = 256                                     # sizes remembered, at most
+
+    def __init__(self):
+        self._sizes: dict[tuple, object] = {}
+
+    def get(self, label: QLabel, what: str, compute, *args):
+        """`compute(*args)` for `label`'s text, or what it gave for a text of the same shape."""
+        font = label.font()
+        if not digits_interchangeable(font):
+            return compute(*args)
+        key = (what, args, text_shape(label.text()), font.key(), label.textFormat(), label.wordWrap(),
+               label.contentsMargins(), label.margin(), label.indent(), int(label.alignment()),
+               label.maximumWidth())
+        found = self._sizes.get(key)
+        if found is None:
+            if len(self._sizes) >= self.LIMIT:
+                self._sizes.clear()
+            found = self._sizes[key] = compute(*args)
+        return found
+
+    def clear(self) -> None:
+        self._sizes.clear()
+
+    def follow(self, event: QEvent) -> None:
+        """Forget every size on an event that changes them (call from changeEvent / event)."""
+        if event.type() in _RESIZING:
+            self._sizes.clear()
+
+
+_RESIZING = {QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange,
+             QEvent.Type.ApplicationFontChange}
+if hasattr(QEvent.Type, "ScreenChangeInternal"):
+    _RESIZING.add(QEvent.Type.ScreenChangeInternal)
 
 
 class SteadyLabel(QLabel):
-    """A plain-text, unwrapped QLabel fixed at its natural size (see the module's docstring)."""
+    """A plain-text, unwrapped QLabel fixed at its natural size, or wider (see the module's docstring)."""
 
     def __init__(self, text: str = "", parent=None) -> None:
         super().__init__(text, parent)
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         # A QLabel's own size hint never goes below its minimum size, so a fixed label could not
         # shrink: an unparented, never shown twin measures the text instead.
         self._twin = QLabel()
-        self._fit()
+        self._fit(grow_only=False)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
         if text == self.text():
@@ -28,16 +106,24 @@ class SteadyLabel(QLabel):
         super().setText(text)
         self._fit()
 
+    def release(self) -> None:
+        """Fit the text again, narrower if it needs less room (a new scenario, a new language)."""
+        self._fit(grow_only=False)
+
     def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._fit()
+            self._fit(grow_only=False)
 
-    def _fit(self) -> None:
+    def _fit(self, grow_only: bool = True) -> None:
         twin = self._twin
-        twin.setFont(self.font())
-        twin.setContentsMargins(self.contentsMargins())
+        if twin.font() != self.font():
+            twin.setFont(self.font())
+        if twin.contentsMargins() != self.contentsMargins():
+            twin.setContentsMargins(self.contentsMargins())
         twin.setText(self.text())
         hint = twin.sizeHint()
+        if grow_only and hint.width() <= self.minimumWidth() and hint.height() == self.minimumHeight():
+            hint.setWidth(self.minimumWidth())      # room enough: the text ends where it did
         if self.minimumSize() != hint or self.maximumSize() != hint:
             self.setFixedSize(hint)
