@@ -1,6 +1,8 @@
 """The two-neuron FFN drawn as it computes, every weight a spin box on the drawing."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QRegion
@@ -21,7 +23,13 @@ SPIN_WIDTH = 112                   # pixels at 100 %, like every length of the d
 
 def scaled_font(points: float, bold: bool = False):
     """A font of the drawing at the zoom (and presentation mode): it paints its own text."""
-    return font(appearance().points(points), bold)
+    return _font(appearance().points(points), bold)
+
+
+@functools.lru_cache(maxsize=64)
+def _font(points: float, bold: bool):
+    # a paint sets a font a dozen times: made once per size, not on every paint
+    return font(points, bold)
 
 
 class XorDiagram(QWidget):

@@ -84,6 +84,7 @@ class XorNeuronsPart(QWidget):
         notes.addStretch(0)
         layout.addWidget(self.notes)
         self._beside = False
+        self._points: bytes | None = None                     # the table's (p, n) the maps show
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
 
@@ -112,8 +113,10 @@ class XorNeuronsPart(QWidget):
         limit = limit_for(maps)
         levels = (-limit, limit)
         for j, image in enumerate(self.neuron_images):
+            new = image.image is None
             image.setImage(np.ascontiguousarray(maps[j], dtype=np.float32), levels=levels)
-            image.setRect(self.map_rect)                         # needs an image first
+            if new:
+                image.setRect(self.map_rect)                     # needs an image first; the grid's size never changes
         if levels != self.maps_levels:
             self.maps_levels = levels
             self.maps_bar.setLevels(values=levels)
@@ -123,8 +126,12 @@ class XorNeuronsPart(QWidget):
                  "both": self.tr("only when both hold"), "exactly_one": self.tr("exactly one holds"),
                  "none": self.tr("none of the four sentences"), "all": self.tr("all four sentences"), "other": ""}
         patterns = []
+        points = inputs[:, :2].tobytes()
+        new_points = points != self._points                     # the table's rows: rarely new
+        self._points = points
         for j, plot in enumerate(self.map_plots):
-            self.map_points[j].setData(inputs[:, 0], inputs[:, 1])
+            if new_points:
+                self.map_points[j].setData(inputs[:, 0], inputs[:, 1])
             labels = self.map_labels[j]
             while len(labels) < len(s.tokens):
                 item = pg.TextItem(anchor=(0.5, 1.3), color="#111111", fill=pg.mkBrush(255, 255, 255, 200))

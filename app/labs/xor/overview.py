@@ -149,10 +149,7 @@ class XorOverview(QWidget):
             self.table.put(row, XorTable.VERDICT, mark, RIGHT_COLOUR if right[row] else WRONG_COLOUR)
         self.table.setColumnHidden(XorTable.VERDICT, linear)
         self._linear = linear
-        header = self.table.horizontalHeaderItem(XorTable.OUTPUT)
-        header_text = self._output_header()
-        if header.text() != header_text:
-            header.setText(header_text)
+        self.table.set_header(XorTable.OUTPUT, self._output_header())
         self.table.fit_width()
         # Two MSEs can share the screen (the line's here, the block's in the status bar): say whose.
         if linear:
