@@ -4,7 +4,7 @@ editor does not fit its cell row again for the cell it already shows — and wha
 stays what a full refresh shows."""
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QApplication, QTableWidget
+from PySide6.QtWidgets import QApplication, QDoubleSpinBox, QTableWidget
 
 from app.explorer.weights_editor import WeightEditor
 from app.labs.xor import XorLabPanel
@@ -93,3 +93,42 @@ def test_an_edit_of_the_shown_cell_does_not_fit_the_cell_row_again(blocklab_wind
     assert editor.cell_label.full_text().startswith("W_in[0, 0]")
     lab.session.select_edit_cell("W_in", (1, 0))                        # another cell: fitted again
     assert fits and editor.cell_label.full_text().startswith("W_in[1, 0]")
+
+
+def test_a_block_edit_does_not_redraw_the_linear_try(lab_panel, monkeypatch):
+    """Parts ① and ② (and the overview above them) show the table and the line's a, b, c: a new
+    weight of the block changes nothing there, so nothing there is computed or drawn again."""
+    session, panel = lab_panel
+    panel.set_focus("naive")
+    settle()
+    naive = panel.part("naive")
+    drawn = []
+    monkeypatch.setattr(naive, "refresh_plots", lambda: drawn.append("plots"))
+    plain_refresh = panel.overview.refresh
+    monkeypatch.setattr(panel.overview, "refresh", lambda linear: drawn.append(("top", linear)) or plain_refresh(linear))
+    assert session.set_value("W_in", (0, 0), 2.5)
+    settle()
+    assert drawn == []
+    # the block's parts catch up when they come forward
+    panel.set_focus("ffn")
+    settle()
+    assert ("top", False) in drawn
+    assert panel.findChild(QDoubleSpinBox, "xorW_in_0_0").value() == 2.5
+    # the line's a moved, the table changed, or a new scenario: the linear try is drawn again
+    panel.set_focus("naive")
+    settle()
+    drawn.clear()
+    panel.linear.set("a", 0.5)
+    settle()
+    assert "plots" in drawn and ("top", True) in drawn
+    drawn.clear()
+    targets = session.tensor("targets").copy()
+    targets[0, 0] = 0.5
+    assert session.set_tensor("targets", targets, "0.5")
+    settle()
+    assert "plots" in drawn and ("top", True) in drawn
+    # undo: the table is back, so is the linear try
+    drawn.clear()
+    session.undo_stack.undo()
+    settle()
+    assert "plots" in drawn

@@ -225,8 +225,10 @@ class XorNaivePart(QWidget):
         grid = np.linspace(low, high, GRID_POINTS)
         landscape = lab.linear_mse_landscape(inputs, targets, model, x_name, y_name, grid, grid)
         levels = (0.0, nice_limit(float(np.max(landscape))))
+        new = self.landscape_image.image is None
         self.landscape_image.setImage(np.ascontiguousarray(landscape, dtype=np.float32), levels=levels)
-        self.landscape_image.setRect(self.landscape_rect)      # needs an image first
+        if new:
+            self.landscape_image.setRect(self.landscape_rect)  # needs an image first; the grid's size never changes
         if levels != self.landscape_levels:
             self.landscape_levels = levels
             self.landscape_bar.setLevels(values=levels)
