@@ -4,7 +4,7 @@ QLabel.setText always calls updateGeometry, and a label whose minimum and maximu
 then invalidates its parent's layout: on the status bar that is a layout pass of the main window
 and a second paint of the whole status bar per edit. A SteadyLabel holds its size fixed at the
 size a plain QLabel would ask for, and keeps it while a new text needs no more room: a new text
-that fits repaints the label only (its text is right-aligned, so it ends where it always did); a
+that fits repaints the label only (drawn where a label of its own width would draw it); a
 text that needs more room re-fixes it (that relayout happens as before), and `release()` (a new
 scenario, a new language) lets it give the room back.
 
@@ -17,8 +17,8 @@ neighbours (checked for each font, regular, bold and italic), so the sizes are t
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QLabel
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter
+from PySide6.QtWidgets import QLabel, QStyle, QStyleOption
 
 _SHAPE = bytes.maketrans(b"123456789", b"000000000")
 _PROBE = "##.#,#−# #)(#=#+#·#/#%#:#|#"          # a digit beside what numbers stand next to
@@ -81,7 +81,8 @@ class ShapeHints:
         margins = label.contentsMargins()
         key = (what, args, self._shape, font[0], label.textFormat(), label.wordWrap(),
                margins.left(), margins.top(), margins.right(), margins.bottom(), label.margin(), label.indent(),
-               label.alignment(), label.maximumWidth(), label.logicalDpiY())
+               label.alignment(), label.maximumWidth(), label.minimumWidth(), label.minimumHeight(),
+               label.logicalDpiY())                   # (QLabel's sizes are at least its minimum size)
         found = self._sizes.get(key)
         if found is None:
             if len(self._sizes) >= self.LIMIT:
@@ -108,10 +109,10 @@ class SteadyLabel(QLabel):
 
     def __init__(self, text: str = "", parent=None) -> None:
         super().__init__(text, parent)
-        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         # A QLabel's own size hint never goes below its minimum size, so a fixed label could not
         # shrink: an unparented, never shown twin measures the text instead.
         self._twin = QLabel()
+        self._natural = 0                            # the width the text itself needs
         self._fit(grow_only=False)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
@@ -129,6 +130,22 @@ class SteadyLabel(QLabel):
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self._fit(grow_only=False)
 
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        extra = self.width() - self._natural
+        if extra <= 0 or not self.text():
+            super().paintEvent(event)
+            return
+        # Wider than its text: the text where a label of its natural width, at the right end,
+        # draws it (as QLabel draws a plain text: the style's item text in the contents rect).
+        painter = QPainter(self)
+        option = QStyleOption()
+        option.initFrom(self)
+        area = self.contentsRect().adjusted(extra, 0, 0, 0)
+        flags = QStyle.visualAlignment(self.layoutDirection(), self.alignment())
+        self.style().drawItemText(painter, area, int(flags.value if hasattr(flags, "value") else flags), option.palette,
+                                  self.isEnabled(), self.text(), self.foregroundRole())
+        painter.end()
+
     def _fit(self, grow_only: bool = True) -> None:
         twin = self._twin
         if twin.font() != self.font():
@@ -137,7 +154,8 @@ class SteadyLabel(QLabel):
             twin.setContentsMargins(self.contentsMargins())
         twin.setText(self.text())
         hint = twin.sizeHint()
+        self._natural = hint.width()
         if grow_only and hint.width() <= self.minimumWidth() and hint.height() == self.minimumHeight():
-            hint.setWidth(self.minimumWidth())      # room enough: the text ends where it did
+            hint.setWidth(self.minimumWidth())      # room enough: drawn at the right end (paintEvent)
         if self.minimumSize() != hint or self.maximumSize() != hint:
             self.setFixedSize(hint)

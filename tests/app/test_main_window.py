@@ -6,8 +6,7 @@ What the Session decides is in test_session.py, what one view shows in that view
 """
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import QGroupBox, QLabel
 
 from core.block import forward, mse
@@ -168,7 +167,8 @@ def test_a_new_mse_repaints_the_status_label_without_a_relayout(blocklab_window)
     assert label.width() > width
     assert label.width() >= label.fontMetrics().horizontalAdvance(label.text())
     # A shorter text keeps the room (no relayout, no second paint of the status bar per edit: the
-    # C4 lab's MSE goes from 12.5 to 3.25 and back); right-aligned, its text ends where it did.
+    # C4 lab's MSE goes from 12.5 to 3.25 and back), drawn where a label of its own width, at the
+    # right end, draws it.
     longer = label.width()
     seen.clear()
     label.setText(short)
@@ -176,7 +176,17 @@ def test_a_new_mse_repaints_the_status_label_without_a_relayout(blocklab_window)
     app.processEvents()
     assert label.width() == longer and label.text() == short
     assert not [name for name, kind in seen if kind == QEvent.Type.LayoutRequest]
-    assert label.alignment() & Qt.AlignmentFlag.AlignRight
+    from app.widgets.steady_label import SteadyLabel
+    natural = SteadyLabel(short)
+    natural.setFont(label.font())
+    natural.setPalette(label.palette())
+    assert 0 < natural.width() < label.width()
+    rgb = QImage.Format.Format_RGB32
+    shown = label.grab().toImage().convertToFormat(rgb)
+    assert shown.copy(label.width() - natural.width(), 0, natural.width(), label.height()) == \
+        natural.grab().toImage().convertToFormat(rgb)
+    extra = label.width() - natural.width()
+    assert len({shown.pixel(x, y) for x in range(extra) for y in range(label.height())}) == 1   # nothing drawn there
     # Another block (or language) gives the room back.
     assert lab.open(SCENARIOS / "block-default.json")
     app.processEvents()

@@ -98,3 +98,18 @@ def test_a_font_change_forgets_the_sizes(qapp):
     twin = plain_twin(20)
     twin.setText(caption.text())
     assert caption.heightForWidth(200) == twin.heightForWidth(200)
+
+
+def test_a_minimum_height_counts_as_qlabel_counts_it(qapp):
+    """QLabel's sizes are at least its minimum size: the lesson caption keeps a floor within a
+    step and drops it at the next; a size remembered under the floor must not outlive it."""
+    caption = CaptionLabel()
+    caption.setWordWrap(True)
+    caption.setTextFormat(Qt.TextFormat.RichText)
+    caption.setText("<b>Step 2</b><br>The MSE is 0.25.")
+    low = QLabel.heightForWidth(caption, 600)
+    caption.setMinimumHeight(low + 10)
+    caption.setText("<b>Step 2</b><br>The MSE is 0.75.")
+    assert caption.heightForWidth(600) == QLabel.heightForWidth(caption, 600) == low + 10
+    caption.setMinimumHeight(0)
+    assert caption.heightForWidth(600) == QLabel.heightForWidth(caption, 600) == low
