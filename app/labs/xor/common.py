@@ -44,13 +44,24 @@ class SteadyLabel(QLabel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._tallest: dict[int, int] = {}          # the tallest height at each width
-        self._hints = ShapeHints()                   # the text's sizes, by its shape
+        self._fitted: dict[int, int] = {}           # the current text's height at each width
+        self._fitted_text: str | None = None
+        self._hints = ShapeHints()                   # the sizes of texts, by their shape
         self._twin: QLabel | None = None             # measures them (see _synced_twin)
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         # A layout asks this dozens of times per edit; laying out rich text each time costs
-        # (~30 µs): its answer is kept for the text's shape (and the font).
-        height = self._hints.get(self, "height", self._measure, width)
+        # (~30 µs): its answer is kept until the text (or the font) changes, and a new text's
+        # is looked up by its shape first.
+        text = self.text()
+        if text != self._fitted_text:
+            self._fitted_text = text
+            self._fitted.clear()
+        height = self._fitted.get(width)
+        if height is None:
+            if len(self._fitted) >= self.MAX_WIDTHS:
+                self._fitted.clear()
+            height = self._fitted[width] = self._hints.get(self, "height", self._measure, width)
         tallest = self._tallest.get(width, -1)
         if height <= tallest:
             return tallest
@@ -93,6 +104,7 @@ class SteadyLabel(QLabel):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
             self._tallest.clear()
+            self._fitted.clear()
         self._hints.follow(event)
         super().changeEvent(event)
 
