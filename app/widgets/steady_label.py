@@ -16,7 +16,7 @@ neighbours (checked for each font, regular, bold and italic), so the sizes are t
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSize
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QLabel, QStyle, QStyleOption
 

@@ -103,6 +103,7 @@ class XorDiagram(QWidget):
 
     def refresh(self) -> None:
         s = self.session
+        state = s.state                  # one snapshot per refresh (each one hands out views)
         for (tensor, index), spin in self.spins.items():
             value = float(s.tensor(tensor)[index])
             set_spin_value(spin, value)
@@ -117,10 +118,10 @@ class XorDiagram(QWidget):
             h = trace["mlp.hook_post"][row, j]
             self.texts[f"neuron{j}"] = [self.tr("neuron %1").replace("%1", str(j + 1)),
                                         f"z = {trimmed(z, DIAGRAM_DECIMALS)} → {symbol} → {trimmed(h, DIAGRAM_DECIMALS)}"]
-            terms = lab.neuron_terms(s.config, s.state.weights, trace, row, j)
+            terms = lab.neuron_terms(s.config, state.weights, trace, row, j)
             self.contributions[j] = lab.with_plus(terms.contribution, DIAGRAM_DECIMALS)
         output = float(trace["hook_resid_post"][row, 0])
-        target = float(s.state.targets[row, 0])
+        target = float(state.targets[row, 0])
         right = bool(lab.verdicts(np.array([output]), np.array([target]))[0])
         self.texts["out"] = [f"ŷ = {trimmed(output, DIAGRAM_DECIMALS)}",
                              f"y = {trimmed(target, DIAGRAM_DECIMALS)} {'✓' if right else '✗'}"]

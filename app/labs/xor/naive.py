@@ -195,7 +195,8 @@ class XorNaivePart(QWidget):
         if self.facts.key is None:               # the table was never read: nothing to draw yet
             return
         s = self.session
-        inputs, targets = s.state.inputs, s.state.targets
+        state = s.state                  # one snapshot per refresh (each one hands out views)
+        inputs, targets = state.inputs, state.targets
         model = self.linear.model
         best, best_mse = self.facts.best, self.facts.best_mse
         low, high = lab.PARAMETER_RANGE

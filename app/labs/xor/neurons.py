@@ -109,7 +109,8 @@ class XorNeuronsPart(QWidget):
 
     def refresh(self) -> None:
         s = self.session
-        grid, maps = lab.neuron_maps(s.config, s.state.weights, MAP_POINTS)
+        state = s.state                  # one snapshot per refresh (each one hands out views)
+        grid, maps = lab.neuron_maps(s.config, state.weights, MAP_POINTS)
         limit = limit_for(maps)
         levels = (-limit, limit)
         for j, image in enumerate(self.neuron_images):
@@ -120,7 +121,7 @@ class XorNeuronsPart(QWidget):
         if levels != self.maps_levels:
             self.maps_levels = levels
             self.maps_bar.setLevels(values=levels)
-        inputs = s.state.inputs
+        inputs = state.inputs
         hidden = s.trace["mlp.hook_post"]
         rules = {"at_least_one": self.tr("at least one of p, n holds (p + n ≥ 1)"),
                  "both": self.tr("only when both hold"), "exactly_one": self.tr("exactly one holds"),
@@ -159,7 +160,7 @@ class XorNeuronsPart(QWidget):
                         item.show()
                 else:
                     item.hide()
-            formula = lab.neuron_formula(s.config, s.state.weights, j)
+            formula = lab.neuron_formula(s.config, state.weights, j)
             steady_plot_title(plot, self.tr("neuron %1: %2 = %3").replace("%1", str(j + 1))
                               .replace("%2", SUBSCRIPT_H[j]).replace("%3", formula))
             lit = lab.lit_rows(hidden[:, j])
@@ -172,7 +173,7 @@ class XorNeuronsPart(QWidget):
                 caption += self.tr(" — %1.").replace("%1", rules[pattern])
             set_text(self.map_captions[j], caption)
         summary = self.tr("The output adds them with the write-back coefficients: <b>ŷ = %1</b>.") \
-            .replace("%1", lab.output_formula(s.state.weights))
-        if patterns == ["at_least_one", "both"] and lab.verdicts(s.trace["hook_resid_post"], s.state.targets).all():
+            .replace("%1", lab.output_formula(state.weights))
+        if patterns == ["at_least_one", "both"] and lab.verdicts(s.trace["hook_resid_post"], state.targets).all():
             summary += self.tr(" “At least one” minus twice “both” is “exactly one”.")
         set_text(self.maps_summary, summary)

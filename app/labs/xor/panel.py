@@ -109,12 +109,13 @@ class XorLabPanel(LabPanel):
     # --- reacting ------------------------------------------------------------------------------
     def _lab_problem(self) -> str | None:
         s = self.session
+        state = s.state                  # one snapshot per refresh (each one hands out views)
         mismatches = lab.lab_mismatches(s.config)
-        if not mismatches and s.state.targets is not None and s.state.inputs.shape[1] == 2:
+        if not mismatches and state.targets is not None and state.inputs.shape[1] == 2:
             return None
         parts = [self.tr("%1 = %2 (the lab needs %3)").replace("%1", self._field(field))
                  .replace("%2", self._option(now)).replace("%3", self._option(need)) for field, now, need in mismatches]
-        if s.state.targets is None:
+        if state.targets is None:
             parts.append(self.tr("no targets"))
         return self.tr("This lab needs the two-neuron FFN of lesson C4 (no attention, no residual, no norm, "
                        "2 inputs, 2 neurons, 1 output, with targets). Now: %1.").replace("%1", self.tr("; ").join(parts))
