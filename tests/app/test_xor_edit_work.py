@@ -8,9 +8,11 @@ from PySide6.QtWidgets import QApplication, QDoubleSpinBox, QTableWidget
 
 from app.explorer.weights_editor import WeightEditor
 from app.labs.xor import XorLabPanel
+from app.labs.xor.neurons import MAP_POINTS
 from app.labs.xor.table import XorTable
 from app.session import Session
 from core.formats.scenario import load_scenario
+from core.labs import xor as lab
 from tests.conftest import SCENARIOS
 
 OUTPUT, VERDICT = XorTable.OUTPUT, XorTable.VERDICT
@@ -70,6 +72,21 @@ def test_a_weight_edit_keeps_the_neuron_maps_points(lab_panel):
     assert all(points.data is old for points, old in zip(part.map_points, before))   # not set again
     assert any(not np.array_equal(image.image, old) for image, old in zip(part.neuron_images, images))
     assert [image.transform() for image in part.neuron_images] == transforms
+    # W_in[0, 0] is read by neuron 1 only: neuron 2's map is not set (nor drawn) again, unless the
+    # shared colour scale moved; both show what core computes
+    second = part.neuron_images[1].image
+    assert session.set_value("W_in", (0, 0), 2.25)
+    settle()
+    assert part.neuron_images[1].image is second
+    _, maps = lab.neuron_maps(session.config, session.state.weights, MAP_POINTS)
+    for image, expected in zip(part.neuron_images, maps):
+        assert np.allclose(image.image, expected, atol=1e-6)
+    assert session.set_value("W_in", (0, 0), 40.0)                    # a new colour scale: both again
+    settle()
+    assert part.neuron_images[1].image is not second
+    _, maps = lab.neuron_maps(session.config, session.state.weights, MAP_POINTS)
+    for image, expected in zip(part.neuron_images, maps):
+        assert np.allclose(image.image, expected, atol=1e-5)
     # new sentences' (p, n): the points move
     inputs = session.tensor("inputs").copy()
     inputs[0] = (0.25, 0.75)

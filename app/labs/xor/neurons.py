@@ -114,8 +114,13 @@ class XorNeuronsPart(QWidget):
         limit = limit_for(maps)
         levels = (-limit, limit)
         for j, image in enumerate(self.neuron_images):
+            data = np.ascontiguousarray(maps[j], dtype=np.float32)
+            if image.image is not None and getattr(image, "_levels", None) == levels \
+                    and np.array_equal(image.image, data):
+                continue                     # this neuron's weights did not change: its map is not drawn again
             new = image.image is None
-            image.setImage(np.ascontiguousarray(maps[j], dtype=np.float32), levels=levels)
+            image.setImage(data, levels=levels)
+            image._levels = levels
             if new:
                 image.setRect(self.map_rect)                     # needs an image first; the grid's size never changes
         if levels != self.maps_levels:
