@@ -113,12 +113,15 @@ class SteadyLabel(QLabel):
         # shrink: an unparented, never shown twin measures the text instead.
         self._twin = QLabel()
         self._natural = 0                            # the width the text itself needs
+        self._shape: bytes | None = None             # its shape (None: the font's digits differ)
         self._fit(grow_only=False)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
         if text == self.text():
             return
         super().setText(text)
+        if self._shape is not None and text_shape(text) == self._shape:
+            return                                   # other digits, in a font where they take the same room
         self._fit()
 
     def release(self) -> None:
@@ -155,6 +158,7 @@ class SteadyLabel(QLabel):
         twin.setText(self.text())
         hint = twin.sizeHint()
         self._natural = hint.width()
+        self._shape = text_shape(self.text()) if digits_interchangeable(self.font()) else None
         if grow_only and hint.width() <= self.minimumWidth() and hint.height() == self.minimumHeight():
             hint.setWidth(self.minimumWidth())      # room enough: drawn at the right end (paintEvent)
         if self.minimumSize() != hint or self.maximumSize() != hint:

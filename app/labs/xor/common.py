@@ -46,6 +46,8 @@ class SteadyLabel(QLabel):
         self._tallest: dict[int, int] = {}          # the tallest height at each width
         self._fitted: dict[int, int] = {}           # the current text's height at each width
         self._fitted_text: str | None = None
+        self._sized: dict[str, QSize] = {}           # the current text's size hints
+        self._sized_text: str | None = None
         self._hints = ShapeHints()                   # the sizes of texts, by their shape
         self._twin: QLabel | None = None             # measures them (see _synced_twin)
 
@@ -71,10 +73,22 @@ class SteadyLabel(QLabel):
         return height
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return self._hints.get(self, "size", lambda: self._synced_twin().sizeHint())
+        return self._size("size", QLabel.sizeHint)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return self._hints.get(self, "least", lambda: self._synced_twin().minimumSizeHint())
+        return self._size("least", QLabel.minimumSizeHint)
+
+    def _size(self, what: str, measure) -> QSize:
+        """The twin's `measure`, kept until the text (or the font) changes, a new text's looked up
+        by its shape first."""
+        text = self.text()
+        if text != self._sized_text:
+            self._sized_text = text
+            self._sized.clear()
+        size = self._sized.get(what)
+        if size is None:
+            size = self._sized[what] = self._hints.get(self, what, lambda: measure(self._synced_twin()))
+        return QSize(size)
 
     def _measure(self, width: int) -> int:
         return self._synced_twin().heightForWidth(width)
@@ -105,6 +119,7 @@ class SteadyLabel(QLabel):
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
             self._tallest.clear()
             self._fitted.clear()
+            self._sized.clear()
         self._hints.follow(event)
         super().changeEvent(event)
 
