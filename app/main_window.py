@@ -265,6 +265,7 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.LanguageChange:
             self.language = i18n.language()
             self._refresh_status()
+            self.mse_label.release()           # the new words' room, no more
             self._refresh_title()
         super().changeEvent(event)
 
@@ -273,6 +274,7 @@ class MainWindow(QMainWindow):
             self.statusBar().clearMessage()    # an accepted change: an earlier refusal no longer applies
             self._refresh_status()
         if change & Change.LOADED:
+            self.mse_label.release()           # another block: the room its MSE needs, no more
             self._refresh_title()
 
     def _refresh_status(self) -> None:

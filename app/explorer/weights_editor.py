@@ -534,8 +534,10 @@ class WeightEditor(QWidget):
             axes = self.model.column_label(column)
         else:
             axes = f"{self.model.row_label(row)} → {self.model.column_label(column)}"
-        self.cell_label.set_full_text(f"{where}  ·  {axes}")
-        self.cell_controls.fit_cell_row()
+        text = f"{where}  ·  {axes}"
+        if text != self.cell_label.full_text():     # an edit of the same cell: nothing here to fit again
+            self.cell_label.set_full_text(text)
+            self.cell_controls.fit_cell_row()
 
     def _fit_table(self) -> None:
         """Columns as wide as the tensor's longest number (never elided; an edit only widens them,

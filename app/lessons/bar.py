@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -20,6 +20,7 @@ from app.widgets.appearance import appearance
 from app.widgets.elided_combo import ElidedComboBox
 from app.widgets.fence import SizeFence
 from app.widgets.inert import escaped
+from app.widgets.steady_label import ShapeHints
 from core.formats.lesson import Text, list_lessons
 
 
@@ -65,7 +66,7 @@ class LessonBar(QWidget):
             button.setFocusPolicy(Qt.NoFocus)     # arrow keys and Space stay "next step"
         self.presenting = False
 
-        self.caption = QLabel()
+        self.caption = CaptionLabel()
         self.caption.setObjectName("lessonCaption")
         self._caption_floor = 0                        # the tallest the caption was at this step
         self.caption.installEventFilter(self)
@@ -302,6 +303,11 @@ class LessonBar(QWidget):
             # The fence checks the new text's height now, before the caption is painted: the check
             # lays the text out again, which later on would paint the caption a second time.
             QCoreApplication.sendPostedEvents(self.caption_fence, QEvent.Type.LayoutRequest)
+            if self.caption.isVisible():
+                # The check found the height of a text of this shape remembered (CaptionLabel), so
+                # nothing laid the new text out: lay it out at the caption's width now; laid out
+                # while it is being painted, the caption asks for another paint.
+                QLabel.heightForWidth(self.caption, self.caption.width())
         question = step.render("question", self.language, trace)
         self.question.setVisible(question is not None)
         self.show_answer.setVisible(question is not None)
@@ -328,6 +334,29 @@ class LessonBar(QWidget):
         if self.caption.isVisible() and height > self._caption_floor:
             self._caption_floor = height
             self.caption.setMinimumHeight(height)
+
+
+class CaptionLabel(QLabel):
+    """The caption: a QLabel whose sizes are remembered by its text's shape (ShapeHints), so the
+    next value of a live number lays out no rich text to find them (the caption's fence asks for
+    its least size and its height on every edit: half a dozen layouts of a long text)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._hints = ShapeHints()
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        return self._hints.get(self, "height", super().heightForWidth, width)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self._hints.get(self, "size", super().sizeHint)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self._hints.get(self, "least", super().minimumSizeHint)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        self._hints.follow(event)
+        super().changeEvent(event)
 
 
 def _html(text: str) -> str:

@@ -6,7 +6,7 @@ What the Session decides is in test_session.py, what one view shows in that view
 """
 import numpy as np
 import pytest
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import QGroupBox, QLabel
 
 from core.block import forward, mse
@@ -166,9 +166,31 @@ def test_a_new_mse_repaints_the_status_label_without_a_relayout(blocklab_window)
     app.processEvents()
     assert label.width() > width
     assert label.width() >= label.fontMetrics().horizontalAdvance(label.text())
-    label.setText(short)                       # and gives the space back
+    # A shorter text keeps the room (no relayout, no second paint of the status bar per edit: the
+    # C4 lab's MSE goes from 12.5 to 3.25 and back), drawn where a label of its own width, at the
+    # right end, draws it.
+    longer = label.width()
+    seen.clear()
+    label.setText(short)
     app.processEvents()
-    assert label.width() == width
+    app.processEvents()
+    assert label.width() == longer and label.text() == short
+    assert not [name for name, kind in seen if kind == QEvent.Type.LayoutRequest]
+    from app.widgets.steady_label import SteadyLabel
+    natural = SteadyLabel(short)
+    natural.setFont(label.font())
+    natural.setPalette(label.palette())
+    assert 0 < natural.width() < label.width()
+    rgb = QImage.Format.Format_RGB32
+    shown = label.grab().toImage().convertToFormat(rgb)
+    assert shown.copy(label.width() - natural.width(), 0, natural.width(), label.height()) == \
+        natural.grab().toImage().convertToFormat(rgb)
+    extra = label.width() - natural.width()
+    assert len({shown.pixel(x, y) for x in range(extra) for y in range(label.height())}) == 1   # nothing drawn there
+    # Another block (or language) gives the room back.
+    assert lab.open(SCENARIOS / "block-default.json")
+    app.processEvents()
+    assert label.width() == width              # its MSE, 0.0…, as wide as before the longer text
 
 
 def test_the_unsaved_mark_is_set_once_not_on_every_edit(blocklab_window):

@@ -101,7 +101,8 @@ class XorBiasPart(QWidget):
 
     def refresh(self) -> None:
         s = self.session
-        config, weights, inputs, targets = s.config, s.state.weights, s.state.inputs, s.state.targets
+        state = s.state                  # one snapshot per refresh (each one hands out views)
+        config, weights, inputs, targets = s.config, state.weights, state.inputs, state.targets
         bias = float(s.tensor("b_in")[BIAS_NEURON])
         position = int(round(max(lab.BIAS_RANGE[0], min(lab.BIAS_RANGE[1], bias)) * SLIDER_SCALE))
         if self.bias_slider.value() != position and not self.bias_slider.isSliderDown():

@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QLabel
 
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
+from app.widgets.steady_label import ShapeHints
 from app.widgets.style import font, quiet_plot, set_axis_label, set_title
 from core.numbers import format_number
 
@@ -35,7 +36,8 @@ class SteadyLabel(QLabel):
     """A wrapping label whose height at a given width does not shrink when its text does: a live
     number one digit shorter (or a sentence one word shorter) must not re-lay out the lab, resize
     its plots and repaint them on every edit. `release()` (a new scenario, a new language) lets it
-    fit its text again."""
+    fit its text again. Its sizes for a text are remembered by the text's shape (ShapeHints): the
+    next value of a live number lays out no text to find them."""
 
     MAX_WIDTHS = 64                                  # heights remembered per width, at most
 
@@ -44,11 +46,15 @@ class SteadyLabel(QLabel):
         self._tallest: dict[int, int] = {}          # the tallest height at each width
         self._fitted: dict[int, int] = {}           # the current text's height at each width
         self._fitted_text: str | None = None
-        self._twin: QLabel | None = None             # measures heights (see _measure)
+        self._sized: dict[str, QSize] = {}           # the current text's size hints
+        self._sized_text: str | None = None
+        self._hints = ShapeHints()                   # the sizes of texts, by their shape
+        self._twin: QLabel | None = None             # measures them (see _synced_twin)
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         # A layout asks this dozens of times per edit; laying out rich text each time costs
-        # (~30 µs): its answer is kept until the text (or the font) changes.
+        # (~30 µs): its answer is kept until the text (or the font) changes, and a new text's
+        # is looked up by its shape first.
         text = self.text()
         if text != self._fitted_text:
             self._fitted_text = text
@@ -57,7 +63,7 @@ class SteadyLabel(QLabel):
         if height is None:
             if len(self._fitted) >= self.MAX_WIDTHS:
                 self._fitted.clear()
-            height = self._fitted[width] = self._measure(width)
+            height = self._fitted[width] = self._hints.get(self, "height", self._measure, width)
         tallest = self._tallest.get(width, -1)
         if height <= tallest:
             return tallest
@@ -67,10 +73,22 @@ class SteadyLabel(QLabel):
         return height
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return self._synced_twin().sizeHint()
+        return self._size("size", QLabel.sizeHint)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return self._synced_twin().minimumSizeHint()
+        return self._size("least", QLabel.minimumSizeHint)
+
+    def _size(self, what: str, measure) -> QSize:
+        """The twin's `measure`, kept until the text (or the font) changes, a new text's looked up
+        by its shape first."""
+        text = self.text()
+        if text != self._sized_text:
+            self._sized_text = text
+            self._sized.clear()
+        size = self._sized.get(what)
+        if size is None:
+            size = self._sized[what] = self._hints.get(self, what, lambda: measure(self._synced_twin()))
+        return QSize(size)
 
     def _measure(self, width: int) -> int:
         return self._synced_twin().heightForWidth(width)
@@ -101,6 +119,8 @@ class SteadyLabel(QLabel):
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
             self._tallest.clear()
             self._fitted.clear()
+            self._sized.clear()
+        self._hints.follow(event)
         super().changeEvent(event)
 
 

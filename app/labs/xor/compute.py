@@ -66,10 +66,11 @@ class XorComputePart(QWidget):
 
     def refresh(self) -> None:
         s = self.session
+        state = s.state                  # one snapshot per refresh (each one hands out views)
         row = s.selected_index("hook_resid_post")[0]
         chosen = max(0, self.neuron_buttons.checkedId())
-        terms = lab.output_terms(s.config, s.state.weights, s.trace, row)
-        x = s.state.inputs[row]
+        terms = lab.output_terms(s.config, state.weights, s.trace, row)
+        x = state.inputs[row]
         none = s.config.activation == "identity"
 
         def activation_step(t: lab.NeuronTerms) -> str:
@@ -92,7 +93,7 @@ class XorComputePart(QWidget):
                          .replace("%3", esc(activation_step(other)))
                          .replace("%4", esc(lab.with_plus(other.contribution))))
         lines.append(self.tr("Sum: ŷ = neuron 1 + neuron 2 + b_out = <b>%1</b>").replace("%1", esc(terms.sum_text())))
-        target = float(s.state.targets[row, 0])
+        target = float(state.targets[row, 0])
         right = bool(lab.verdicts(np.array([terms.total]), np.array([target]))[0])
         lines.append((self.tr("target %1: right ✓") if right else self.tr("target %1: wrong ✗"))
                      .replace("%1", trimmed(target)))

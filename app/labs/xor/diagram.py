@@ -1,6 +1,8 @@
 """The two-neuron FFN drawn as it computes, every weight a spin box on the drawing."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QRegion
@@ -21,7 +23,13 @@ SPIN_WIDTH = 112                   # pixels at 100 %, like every length of the d
 
 def scaled_font(points: float, bold: bool = False):
     """A font of the drawing at the zoom (and presentation mode): it paints its own text."""
-    return font(appearance().points(points), bold)
+    return _font(appearance().points(points), bold)
+
+
+@functools.lru_cache(maxsize=64)
+def _font(points: float, bold: bool):
+    # a paint sets a font a dozen times: made once per size, not on every paint
+    return font(points, bold)
 
 
 class XorDiagram(QWidget):
@@ -95,6 +103,7 @@ class XorDiagram(QWidget):
 
     def refresh(self) -> None:
         s = self.session
+        state = s.state                  # one snapshot per refresh (each one hands out views)
         for (tensor, index), spin in self.spins.items():
             value = float(s.tensor(tensor)[index])
             set_spin_value(spin, value)
@@ -109,10 +118,10 @@ class XorDiagram(QWidget):
             h = trace["mlp.hook_post"][row, j]
             self.texts[f"neuron{j}"] = [self.tr("neuron %1").replace("%1", str(j + 1)),
                                         f"z = {trimmed(z, DIAGRAM_DECIMALS)} → {symbol} → {trimmed(h, DIAGRAM_DECIMALS)}"]
-            terms = lab.neuron_terms(s.config, s.state.weights, trace, row, j)
+            terms = lab.neuron_terms(s.config, state.weights, trace, row, j)
             self.contributions[j] = lab.with_plus(terms.contribution, DIAGRAM_DECIMALS)
         output = float(trace["hook_resid_post"][row, 0])
-        target = float(s.state.targets[row, 0])
+        target = float(state.targets[row, 0])
         right = bool(lab.verdicts(np.array([output]), np.array([target]))[0])
         self.texts["out"] = [f"ŷ = {trimmed(output, DIAGRAM_DECIMALS)}",
                              f"y = {trimmed(target, DIAGRAM_DECIMALS)} {'✓' if right else '✗'}"]

@@ -195,7 +195,8 @@ class XorNaivePart(QWidget):
         if self.facts.key is None:               # the table was never read: nothing to draw yet
             return
         s = self.session
-        inputs, targets = s.state.inputs, s.state.targets
+        state = s.state                  # one snapshot per refresh (each one hands out views)
+        inputs, targets = state.inputs, state.targets
         model = self.linear.model
         best, best_mse = self.facts.best, self.facts.best_mse
         low, high = lab.PARAMETER_RANGE
@@ -225,8 +226,10 @@ class XorNaivePart(QWidget):
         grid = np.linspace(low, high, GRID_POINTS)
         landscape = lab.linear_mse_landscape(inputs, targets, model, x_name, y_name, grid, grid)
         levels = (0.0, nice_limit(float(np.max(landscape))))
+        new = self.landscape_image.image is None
         self.landscape_image.setImage(np.ascontiguousarray(landscape, dtype=np.float32), levels=levels)
-        self.landscape_image.setRect(self.landscape_rect)      # needs an image first
+        if new:
+            self.landscape_image.setRect(self.landscape_rect)  # needs an image first; the grid's size never changes
         if levels != self.landscape_levels:
             self.landscape_levels = levels
             self.landscape_bar.setLevels(values=levels)

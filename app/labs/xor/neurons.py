@@ -84,6 +84,7 @@ class XorNeuronsPart(QWidget):
         notes.addStretch(0)
         layout.addWidget(self.notes)
         self._beside = False
+        self._points: bytes | None = None                     # the table's (p, n) the maps show
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
 
@@ -108,23 +109,35 @@ class XorNeuronsPart(QWidget):
 
     def refresh(self) -> None:
         s = self.session
-        grid, maps = lab.neuron_maps(s.config, s.state.weights, MAP_POINTS)
+        state = s.state                  # one snapshot per refresh (each one hands out views)
+        grid, maps = lab.neuron_maps(s.config, state.weights, MAP_POINTS)
         limit = limit_for(maps)
         levels = (-limit, limit)
         for j, image in enumerate(self.neuron_images):
-            image.setImage(np.ascontiguousarray(maps[j], dtype=np.float32), levels=levels)
-            image.setRect(self.map_rect)                         # needs an image first
+            data = np.ascontiguousarray(maps[j], dtype=np.float32)
+            if image.image is not None and getattr(image, "_levels", None) == levels \
+                    and np.array_equal(image.image, data):
+                continue                     # this neuron's weights did not change: its map is not drawn again
+            new = image.image is None
+            image.setImage(data, levels=levels)
+            image._levels = levels
+            if new:
+                image.setRect(self.map_rect)                     # needs an image first; the grid's size never changes
         if levels != self.maps_levels:
             self.maps_levels = levels
             self.maps_bar.setLevels(values=levels)
-        inputs = s.state.inputs
+        inputs = state.inputs
         hidden = s.trace["mlp.hook_post"]
         rules = {"at_least_one": self.tr("at least one of p, n holds (p + n ≥ 1)"),
                  "both": self.tr("only when both hold"), "exactly_one": self.tr("exactly one holds"),
                  "none": self.tr("none of the four sentences"), "all": self.tr("all four sentences"), "other": ""}
         patterns = []
+        points = inputs[:, :2].tobytes()
+        new_points = points != self._points                     # the table's rows: rarely new
+        self._points = points
         for j, plot in enumerate(self.map_plots):
-            self.map_points[j].setData(inputs[:, 0], inputs[:, 1])
+            if new_points:
+                self.map_points[j].setData(inputs[:, 0], inputs[:, 1])
             labels = self.map_labels[j]
             while len(labels) < len(s.tokens):
                 item = pg.TextItem(anchor=(0.5, 1.3), color="#111111", fill=pg.mkBrush(255, 255, 255, 200))
@@ -152,7 +165,7 @@ class XorNeuronsPart(QWidget):
                         item.show()
                 else:
                     item.hide()
-            formula = lab.neuron_formula(s.config, s.state.weights, j)
+            formula = lab.neuron_formula(s.config, state.weights, j)
             steady_plot_title(plot, self.tr("neuron %1: %2 = %3").replace("%1", str(j + 1))
                               .replace("%2", SUBSCRIPT_H[j]).replace("%3", formula))
             lit = lab.lit_rows(hidden[:, j])
@@ -165,7 +178,7 @@ class XorNeuronsPart(QWidget):
                 caption += self.tr(" — %1.").replace("%1", rules[pattern])
             set_text(self.map_captions[j], caption)
         summary = self.tr("The output adds them with the write-back coefficients: <b>ŷ = %1</b>.") \
-            .replace("%1", lab.output_formula(s.state.weights))
-        if patterns == ["at_least_one", "both"] and lab.verdicts(s.trace["hook_resid_post"], s.state.targets).all():
+            .replace("%1", lab.output_formula(state.weights))
+        if patterns == ["at_least_one", "both"] and lab.verdicts(s.trace["hook_resid_post"], state.targets).all():
             summary += self.tr(" “At least one” minus twice “both” is “exactly one”.")
         set_text(self.maps_summary, summary)

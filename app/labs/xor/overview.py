@@ -116,12 +116,13 @@ class XorOverview(QWidget):
     def show_data(self) -> None:
         """The sentences, p, n and targets (call when the table's data changed)."""
         s = self.session
+        state = s.state                  # one snapshot per refresh (each one hands out views)
         self.table.set_rows(len(s.tokens))
         for row, token in enumerate(s.tokens):
             self.table.put(row, XorTable.SENTENCE, i18n.with_gloss(token))   # English: 不难吃 “not awful”
-            self.table.put(row, XorTable.P, trimmed(s.state.inputs[row, 0]))
-            self.table.put(row, XorTable.N, trimmed(s.state.inputs[row, 1]))
-            self.table.put(row, XorTable.TARGET, trimmed(s.state.targets[row, 0]))
+            self.table.put(row, XorTable.P, trimmed(state.inputs[row, 0]))
+            self.table.put(row, XorTable.N, trimmed(state.inputs[row, 1]))
+            self.table.put(row, XorTable.TARGET, trimmed(state.targets[row, 0]))
         self.table.fit_width()
 
     def select_row(self) -> None:
@@ -140,8 +141,9 @@ class XorOverview(QWidget):
     def refresh(self, linear: bool) -> None:
         """ŷ of the linear model (the linear parts) or of the block (the FFN parts)."""
         s = self.session
-        outputs = lab.linear_outputs(s.state.inputs, self.linear.model) if linear else s.trace["hook_resid_post"][:, 0]
-        targets = s.state.targets
+        state = s.state                  # one snapshot per refresh (each one hands out views)
+        outputs = lab.linear_outputs(state.inputs, self.linear.model) if linear else s.trace["hook_resid_post"][:, 0]
+        targets = state.targets
         right = lab.verdicts(outputs, targets)
         for row, value in enumerate(outputs):
             self.table.put(row, XorTable.OUTPUT, format_number(float(value), TABLE_DECIMALS), tip=trimmed(value))
@@ -149,14 +151,11 @@ class XorOverview(QWidget):
             self.table.put(row, XorTable.VERDICT, mark, RIGHT_COLOUR if right[row] else WRONG_COLOUR)
         self.table.setColumnHidden(XorTable.VERDICT, linear)
         self._linear = linear
-        header = self.table.horizontalHeaderItem(XorTable.OUTPUT)
-        header_text = self._output_header()
-        if header.text() != header_text:
-            header.setText(header_text)
+        self.table.set_header(XorTable.OUTPUT, self._output_header())
         self.table.fit_width()
         # Two MSEs can share the screen (the line's here, the block's in the status bar): say whose.
         if linear:
-            error = lab.linear_mse(s.state.inputs, targets, self.linear.model)
+            error = lab.linear_mse(state.inputs, targets, self.linear.model)
             mse_text = self.tr("The linear try's mean squared error: <b>MSE = %1</b>")
         else:
             error = s.mse
@@ -191,16 +190,17 @@ class XorOverview(QWidget):
 
     def _refresh_ffn_side(self, outputs: np.ndarray) -> None:
         s = self.session
+        state = s.state                  # one snapshot per refresh (each one hands out views)
         activation = s.config.activation
         position = self.activation_combo.findData(activation)
         if self.activation_combo.currentIndex() != position:
             with QSignalBlocker(self.activation_combo):
                 self.activation_combo.setCurrentIndex(position)
         set_text(self.threshold_label, self.tr("Cut at 0.5 (ŷ > 0.5 means “positive”): %1 of %2 sentences right.")
-                 .replace("%1", str(lab.count_right(outputs, s.state.targets))).replace("%2", str(len(s.tokens))))
+                 .replace("%1", str(lab.count_right(outputs, state.targets))).replace("%2", str(len(s.tokens))))
         collapsed = ""
         if activation == "identity":
-            alpha, beta, gamma = lab.collapsed_linear(s.state.weights)
+            alpha, beta, gamma = lab.collapsed_linear(state.weights)
             collapsed = self.tr("Without a nonlinearity the two layers are one line: %1")
             collapsed = collapsed.replace("%1", f"<b>ŷ = {lab.linear_formula(alpha, beta, gamma)}</b>")
             collapsed += "<br>" + self.tr("(α, β) = W_in·W_out = (%1, %2), γ = b_in·W_out + b_out = %3") \
@@ -208,7 +208,7 @@ class XorOverview(QWidget):
         set_text(self.collapsed_label, collapsed)
         self.collapsed_label.setVisible(bool(collapsed))
         if activation == "gelu_tanh":
-            exact = lab.outputs_with(s.config, s.state.weights, s.state.inputs, activation="gelu")
+            exact = lab.outputs_with(s.config, state.weights, state.inputs, activation="gelu")
             note = self.tr("GELU here is the tanh approximation GPT-2 uses. Exact GELU (x·Φ(x)) would give %1.") \
                 .replace("%1", self.tr(", ").join(format_number(float(v), TABLE_DECIMALS) for v in exact))
         elif activation == "relu":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt
 from PySide6.QtWidgets import QFrame, QPushButton, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
+from app import i18n
 from app.labs.base import LabPanel
 from app.widgets.fence import SizeFence
 from app.labs.xor.bias import XorBiasPart
@@ -41,6 +42,7 @@ class XorLabPanel(LabPanel):
         self.facts = TableFacts()
         self._dirty: set[str] = set(self.lab.parts)      # parts to redraw when they come forward
         self._ok = False                                 # the session holds the lab's block
+        self._linear_key: tuple | None = None            # what the linear try's parts were drawn from
 
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
@@ -107,12 +109,13 @@ class XorLabPanel(LabPanel):
     # --- reacting ------------------------------------------------------------------------------
     def _lab_problem(self) -> str | None:
         s = self.session
+        state = s.state                  # one snapshot per refresh (each one hands out views)
         mismatches = lab.lab_mismatches(s.config)
-        if not mismatches and s.state.targets is not None and s.state.inputs.shape[1] == 2:
+        if not mismatches and state.targets is not None and state.inputs.shape[1] == 2:
             return None
         parts = [self.tr("%1 = %2 (the lab needs %3)").replace("%1", self._field(field))
                  .replace("%2", self._option(now)).replace("%3", self._option(need)) for field, now, need in mismatches]
-        if s.state.targets is None:
+        if state.targets is None:
             parts.append(self.tr("no targets"))
         return self.tr("This lab needs the two-neuron FFN of lesson C4 (no attention, no residual, no norm, "
                        "2 inputs, 2 neurons, 1 output, with targets). Now: %1.").replace("%1", self.tr("; ").join(parts))
@@ -146,7 +149,7 @@ class XorLabPanel(LabPanel):
     def _trace_changed(self) -> None:
         s = self.session
         problem = self._lab_problem()
-        self._ok = problem is None
+        was_ok, self._ok = self._ok, problem is None
         if not self._ok:
             set_text(self.mismatch_label, esc(problem))
             loaded_ok = not lab.lab_mismatches(s.loaded.config) and s.loaded.targets is not None
@@ -156,8 +159,16 @@ class XorLabPanel(LabPanel):
         self.stack.setCurrentIndex(0)
         if self.facts.update(s):
             self.overview.show_data()
-        self._dirty = set(self.lab.parts)
-        self._refresh_top()
+        # The linear try's parts, and the overview above them, show the table and the line's
+        # a, b, c only: a new weight of the block (most edits) changes nothing they show.
+        linear_key = (self.facts.key, self.linear.model, self.linear.last, i18n.language())
+        if linear_key != self._linear_key or not was_ok:
+            self._linear_key = linear_key
+            self._dirty = set(self.lab.parts)
+        else:
+            self._dirty.update(part for part in self.lab.parts if part not in LINEAR_PARTS)
+        if self.current_part() not in LINEAR_PARTS or self.current_part() in self._dirty:
+            self._refresh_top()
         self._refresh_part()
 
     def _linear_changed(self) -> None:
@@ -167,6 +178,7 @@ class XorLabPanel(LabPanel):
         if self.current_part() in LINEAR_PARTS:
             self._refresh_top()
         self._dirty.update(LINEAR_PARTS)
+        self._linear_key = (self.facts.key, self.linear.model, self.linear.last, i18n.language())
         self._refresh_part()
 
     def _selection_changed(self) -> None:

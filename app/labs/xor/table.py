@@ -36,6 +36,7 @@ class XorTable(QTableWidget):
         # change of a text and repainted the whole table when it did
         header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self._changed: set[int] = set()              # columns whose texts changed since fit_width
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.FontChange:
@@ -81,8 +82,17 @@ class XorTable(QTableWidget):
         shape = (self.rowCount(), shown, self.font().key(), header.font().key())
         steady = shape == getattr(self, "_fitted_shape", None)
         self._fitted_shape = shape
+        # Steady, a column whose texts did not change since it was measured is as wide as it
+        # was: only the columns a put() changed are measured again (each cell's size, every edit).
+        measured = [c for c in shown if c in self._changed] if steady else shown
+        self._changed.clear()
+        if steady and not measured:
+            return
         width = 2 * self.frameWidth()
         for c in shown:
+            if c not in measured:
+                width += header.sectionSize(c)
+                continue
             needed = max(header.sectionSizeHint(c), self.sizeHintForColumn(c))
             if steady:
                 needed = max(needed, header.sectionSize(c))
@@ -92,6 +102,13 @@ class XorTable(QTableWidget):
         if self.width() != width or self.minimumWidth() != width:
             self.setFixedWidth(width)
 
+    def set_header(self, column: int, text: str) -> None:
+        """A column's header text (measured again at the next fit_width)."""
+        item = self.horizontalHeaderItem(column)
+        if item.text() != text:
+            item.setText(text)
+            self._changed.add(column)
+
     def release(self) -> None:
         """The next fit may narrow the columns again."""
         self._fitted_shape = None
@@ -100,6 +117,7 @@ class XorTable(QTableWidget):
         item = self.item(row, column)
         if item.text() != text:
             item.setText(text)
+            self._changed.add(column)
         if tip and item.toolTip() != tip:
             item.setToolTip(tip)
         brush = QColor(colour) if colour else QColor("#111111")
