@@ -378,3 +378,43 @@ def test_screenshot_in_presentation_mode(qapp, tmp_path, capsys):
     assert present.pixelColor(3, 3) == QColor(LIGHT.caption_background)
     assert normal.pixelColor(3, 3) != QColor(LIGHT.caption_background)
     assert appearance().zoom == 1.0 and not appearance().presenting          # nothing leaks to the next window
+
+
+def _attention_texts_outside(window) -> list[str]:
+    """The attention figure's texts (titles, axis titles, ticks, the colour bar's labels, cell
+    numbers) that are not wholly inside the part of the figure's viewport the window shows."""
+    from PySide6.QtCore import QPoint, QRect, QRectF
+    from tests.app.plot_helpers import texts_of
+    tab = window.findChild(QWidget, "plotsAttentionTab")
+    viewport = tab.graphics.viewport()
+    origin = viewport.mapTo(window, QPoint(0, 0))
+    shown = QRect(origin, viewport.size())
+    parent = viewport.parentWidget()
+    while parent is not None and parent is not window:
+        shown = shown.intersected(QRect(parent.mapTo(window, QPoint(0, 0)), parent.size()))
+        parent = parent.parentWidget()
+    visible = QRectF(shown.intersected(window.rect())).adjusted(-1, -1, 1, 1)
+    return [f"{text.kind} {text.text!r} at {text.rect.translated(origin.x(), origin.y()).getRect()}"
+            f" outside {visible.getRect()}" for text in texts_of(tab.graphics)
+            if not visible.contains(text.rect.translated(origin.x(), origin.y()))]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_free_exploration_presenting_at_1024x768_shows_the_attention_figure_whole(blocklab_open, language):
+    """Issue 9's "nothing is cut off" also without a lesson: the default block presenting at a
+    projector's 1024×768 used to cut the heatmap's "key (column)" title and the colour bar's "0"
+    at the tab's bottom (the tab re-laid itself out inside the figure's resize, leaving the
+    figure's viewport shorter than the figure)."""
+    from core.resources import default_scenario
+    from tests.app.helpers import settle
+    lab, window = _window(blocklab_open, path=default_scenario(), language=language)
+    window.resize(1024, 768)
+    settle(lambda: window.width() == 1024)
+    window.presentation.enter(full_screen=False)
+    window.resize(1024, 768)
+    for _ in range(10):                               # posted layout requests and zero-interval timers
+        QApplication.processEvents()
+    tab = window.findChild(QWidget, "plotsAttentionTab")
+    assert tab.isVisible() and tab.shown_heads()
+    assert _attention_texts_outside(window) == []
+    assert tab.graphics.viewport().size() == tab.graphics.size()

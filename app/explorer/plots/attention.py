@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtCore import QEvent, QPointF, Qt, QTimer
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
@@ -93,6 +93,16 @@ class AttentionTab(PlotTab):
         self.heads_drawn: list[int | None] = [None] * MAX_HEADS_SHOWN
         self.gloss_form = ""              # where the tokens are glossed: "line", "rows" or "" (hover only)
         self.row_labels: tuple[str, ...] = ()   # the query ticks' labels: the tokens, glossed in "rows"
+        # The picker's row and the glossary's line are shown and hidden after the figure's resize
+        # event, never inside it: showing a widget lays its parent out at once, which resized the
+        # figure again from inside its own resize event, and Qt then left its viewport at the old
+        # height (1024×768 presenting: "key (column)" and the colour bar's "0" cut off below).
+        self._in_resize = False
+        self._rows_wanted: dict[QWidget, bool] = {}
+        self._rows_timer = QTimer(self)
+        self._rows_timer.setSingleShot(True)
+        self._rows_timer.setInterval(0)
+        self._rows_timer.timeout.connect(self._show_rows)
         self.restyle()
         self.retranslate()
         self.refresh()
@@ -159,7 +169,7 @@ class AttentionTab(PlotTab):
             self.glossary.setText(text)
             self.arrangement = None                   # its room is chosen again
         if not text:
-            self.glossary.setVisible(False)
+            self._set_row(self.glossary, False)
 
     def _glossary_height(self) -> tuple[int, int]:
         """The height the glossary takes at the tab's width, and its number of lines; (0, 0) when
@@ -183,6 +193,29 @@ class AttentionTab(PlotTab):
         self.structure = None            # titles and axis labels again at the new size
 
     # --- layout ----------------------------------------------------------------------------
+    def resized(self) -> None:
+        self._in_resize = True
+        try:
+            self.refresh()
+        finally:
+            self._in_resize = False
+
+    def _set_row(self, widget: QWidget, shown: bool) -> None:
+        """Show or hide the picker's row or the glossary's line: now, or (inside the figure's
+        resize event) as soon as that event is done."""
+        if self._in_resize:
+            if widget.isHidden() == shown or widget in self._rows_wanted:
+                self._rows_wanted[widget] = shown
+                self._rows_timer.start()
+            return
+        self._rows_wanted.pop(widget, None)
+        widget.setVisible(shown)
+
+    def _show_rows(self) -> None:
+        wanted, self._rows_wanted = self._rows_wanted, {}
+        for widget, shown in wanted.items():
+            widget.setVisible(shown)
+
     def _room(self, tokens: tuple[str, ...], height: float, with_bar: bool = True,
               row_labels: tuple[str, ...] | None = None) -> Room:
         text_font = look.font()
@@ -220,9 +253,8 @@ class AttentionTab(PlotTab):
             # The room with the picker's row counted in, then without it if the picker is needed:
             # the grid depends on the tab's height, never on whether the picker was shown before.
             picker = self.picker_bar.sizeHint().height()
-            total = self.graphics.height() + (picker if self.picker_bar.isVisible() else 0)
+            total = self.height()          # the figure's, the picker's and the glossary's
             glossary, glossary_lines = self._glossary_height()
-            total += glossary if self.glossary.isVisible() else 0
             numbers = self._number_size(len(tokens))
             matrix = (len(tokens), len(tokens))
 
@@ -255,7 +287,7 @@ class AttentionTab(PlotTab):
             if self.glossary.text():
                 form, arrangement, with_bar, row_labels = self._gloss_form(
                     tokens, arrangement, with_bar, choose, total, glossary, glossary_lines)
-            self.glossary.setVisible(form == "line")
+            self._set_row(self.glossary, form == "line")
         selected = min(self.session.selected_head, heads - 1)
         first = (selected // arrangement.shown) * arrangement.shown
         changed = (self.arrangement is None or (arrangement.rows, arrangement.columns, arrangement.shown) !=
@@ -347,7 +379,7 @@ class AttentionTab(PlotTab):
 
     def _update_picker(self, heads: int) -> None:
         many = self.arrangement is not None and self.arrangement.shown < heads
-        self.picker_bar.setVisible(many)
+        self._set_row(self.picker_bar, many)
         items = [self.tr("head %1").replace("%1", str(h + 1)) for h in range(heads)]
         if [self.head_picker.itemText(i) for i in range(self.head_picker.count())] != items:
             self.head_picker.blockSignals(True)
@@ -370,8 +402,8 @@ class AttentionTab(PlotTab):
         trace = self.session.trace
         if "attn.hook_pattern" not in trace:
             self.stack.setCurrentWidget(self.off_label)
-            self.picker_bar.setVisible(False)
-            self.glossary.setVisible(False)
+            self._set_row(self.picker_bar, False)
+            self._set_row(self.glossary, False)
             self.structure = None
             self.forget()
             return
