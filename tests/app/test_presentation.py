@@ -418,3 +418,40 @@ def test_free_exploration_presenting_at_1024x768_shows_the_attention_figure_whol
     assert tab.isVisible() and tab.shown_heads()
     assert _attention_texts_outside(window) == []
     assert tab.graphics.viewport().size() == tab.graphics.size()
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_r45_step_9_presenting_at_1024x768_shows_labelled_attention_maps(blocklab_open, language):
+    """R45 step 9 gives the plots a narrow corner (about 316×290 px) at 1024×768. Both heads
+    used to be stacked there, each map about 50 px tall, the keys' labels all hidden (every 4th
+    key, both at the map's ends, wider than their cells) and 2 of 5 queries labelled. Now a map
+    that shows at least every other key's and query's label, whatever heads it costs (the
+    picker reaches them), nothing overlapping, cut off or under 16 px."""
+    from tests.app.helpers import settle
+    from tests.app.plot_helpers import overlaps, texts_of
+    lab, window = _window(blocklab_open, language=language)
+    window.resize(1024, 768)
+    settle(lambda: window.width() == 1024)
+    window.presentation.enter(full_screen=False)
+    window.resize(1024, 768)
+    window.lessons.go(8)
+    for _ in range(10):                               # posted layout requests and zero-interval timers
+        QApplication.processEvents()
+    tab = window.findChild(QWidget, "plotsAttentionTab")
+    assert tab.isVisible() and tab.shown_heads()
+    tokens = len(tab.session.tokens)
+    texts = texts_of(tab.graphics)
+    for i, _head in enumerate(tab.shown_heads()):
+        plot = tab.slots[i].plot
+        assert plot.vb.height() >= 100 and plot.vb.width() >= 100, (i, plot.vb.size())
+    keys = [t for t in texts if t.kind == "tick" and t.owner in [tab.slots[i].plot.getAxis("bottom")
+                                                                  for i in range(len(tab.shown_heads()))]]
+    queries = [t for t in texts if t.kind == "tick" and t.owner is tab.slots[0].plot.getAxis("left")]
+    assert len(keys) >= (tokens + 1) // 2 and len(queries) >= (tokens + 1) // 2, \
+        ([t.text for t in keys], [t.text for t in queries])
+    assert {t.text for t in keys} <= set(tab.session.tokens)
+    assert not overlaps(texts), [(a.text, b.text) for a, b in overlaps(texts)]
+    assert not [t.text for t in texts if t.pixels < 16 - 0.01]
+    assert _attention_texts_outside(window) == []
+    # the other head is one pick away
+    assert tab.picker_bar.isVisible() or len(tab.shown_heads()) == tab.session.trace["attn.hook_pattern"].shape[0]

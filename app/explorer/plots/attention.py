@@ -241,6 +241,29 @@ class AttentionTab(PlotTab):
         metrics = QFontMetricsF(look.font())
         return metrics.horizontalAdvance("0.00") + CELL_PADDING, metrics.height() + CELL_PADDING
 
+    def _labelled(self, arrangement: Arrangement, tokens: tuple[str, ...]) -> tuple[int, int]:
+        """How many keys' and queries' labels a map of this grid shows (CellLabels' thinning; a
+        key's label reaching past the map's edge is not drawn)."""
+        count = len(tokens)
+        if count == 0:
+            return 0, 0
+        cell_width, cell_height = arrangement.cell(count, count)
+        text_font = look.font()
+        widths = [look.advance(text_font, token) for token in tokens]
+        step = nice_step((max(widths) + label_gap(text_font)) / max(cell_width, 1e-9))
+        keys = sum(1 for i in range(0, count, step)
+                   if (i + 0.5) * cell_width - widths[i] / 2 >= -1 and (i + 0.5) * cell_width + widths[i] / 2
+                   <= arrangement.map_width + 1)
+        queries = len(range(0, count, nice_step(self.slots[0].rows.needed_pixels() / max(cell_height, 1e-9))))
+        return keys, queries
+
+    def _legible(self, arrangement: Arrangement, tokens: tuple[str, ...]) -> bool:
+        """A key's label at least every other key, and a query's at least every other row (or
+        the only map there can be)."""
+        keys, queries = self._labelled(arrangement, tokens)
+        half = math.ceil(len(tokens) / 2)
+        return keys >= min(half, 2) and queries >= half
+
     def _arrange(self, heads: int, tokens: tuple[str, ...]) -> bool:
         """Choose the grid for the room there is now (and whether the colour bar has room); True
         if it changed. When the cells can hold their numbers only without the colour bar, the
@@ -262,8 +285,9 @@ class AttentionTab(PlotTab):
             # colour bar's label) past the view's right edge
             narrowest = self._title_width(heads)
 
-            def best(total: float, bar: bool, rows: tuple[str, ...] | None) -> Arrangement:
-                found = arrange(self._room(tokens, total, bar, rows), heads, matrix, numbers, most=MAX_HEADS_SHOWN,
+            def best(total: float, bar: bool, rows: tuple[str, ...] | None, most: int = MAX_HEADS_SHOWN
+                     ) -> Arrangement:
+                found = arrange(self._room(tokens, total, bar, rows), heads, matrix, numbers, most=most,
                                 min_map_width=narrowest)
                 if found.shown < heads:
                     # less room never shows more maps (a squeezed grid of all heads would need no
@@ -272,8 +296,7 @@ class AttentionTab(PlotTab):
                                     most=found.shown, min_map_width=narrowest)
                 return found
 
-            def choose(total: float, rows: tuple[str, ...] | None = None, bar: bool = True
-                       ) -> tuple[Arrangement, bool]:
+            def chosen(total: float, rows: tuple[str, ...] | None, bar: bool) -> tuple[Arrangement, bool]:
                 if not bar:
                     return best(total, False, rows), False
                 arrangement = best(total, True, rows)
@@ -282,6 +305,22 @@ class AttentionTab(PlotTab):
                     if without.numbers:
                         return without, False
                 return arrangement, True
+
+            def choose(total: float, rows: tuple[str, ...] | None = None, bar: bool = True
+                       ) -> tuple[Arrangement, bool]:
+                found, found_bar = chosen(total, rows, bar)
+                if self._legible(found, tokens):
+                    return found, found_bar
+                # Maps too small for their labels (a narrow tab: R45 step 9 at 1024×768 stacked two
+                # heads 50 px tall, without a key's label): fewer heads, the picker reaching the
+                # others; then the colour bar's width given to the keys' labels (the hover says
+                # the value); else whatever labels the most.
+                options = [(best(total, with_bar, rows, most), with_bar) for with_bar in ((True, False) if bar else (False,))
+                           for most in range(found.shown - (with_bar == found_bar), 0, -1)]
+                for option, option_bar in options:
+                    if self._legible(option, tokens):
+                        return option, option_bar
+                return max([(found, found_bar), *options], key=lambda o: self._labelled(o[0], tokens))
 
             arrangement, with_bar = choose(total)
             if self.glossary.text():
@@ -326,20 +365,24 @@ class AttentionTab(PlotTab):
         # others stay the bare tokens, which the axis does not draw, and take no width)
         step = nice_step(row_label / plain_height) if plain_height > 0 else 1
 
-        def rows_keep(found: Arrangement) -> bool:
+        plain_keys = self._labelled(plain, tokens)[0]
+
+        def rows_keep(found: Arrangement, bar: bool) -> bool:
             width, height = found.cell(count, count)
             return (keeps(found) and nice_step(row_label / max(height, 1e-9)) <= step
-                    and nice_step(key_label / max(width, 1e-9)) <= nice_step(key_label / max(plain_width, 1e-9)))
+                    and nice_step(key_label / max(width, 1e-9)) <= nice_step(key_label / max(plain_width, 1e-9))
+                    and self._labelled(found, tokens)[0] >= plain_keys       # the keys' labels drawn
+                    and (bar or not plain_bar or plain.numbers))             # the bar only for numbers
 
         for every in sorted({1, step}):
             labels = tuple(i18n.glossed(t) if i % every == 0 else t for i, t in enumerate(tokens))
             rows, rows_bar = choose(total, labels)
-            if rows_keep(rows):
+            if rows_keep(rows, rows_bar):
                 return "rows", rows, rows_bar, labels
             if rows_bar and plain.numbers:
                 # the numbers say what the colour bar says: its width may go to the glossed ticks
                 rows, rows_bar = choose(total, labels, bar=False)
-                if rows_keep(rows):
+                if rows_keep(rows, rows_bar):
                     return "rows", rows, rows_bar, labels
         if glossary and line_keeps:
             return "line", line, line_bar, plain_labels
