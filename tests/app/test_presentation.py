@@ -453,5 +453,7 @@ def test_r45_step_9_presenting_at_1024x768_shows_labelled_attention_maps(blockla
     assert not overlaps(texts), [(a.text, b.text) for a, b in overlaps(texts)]
     assert not [t.text for t in texts if t.pixels < 16 - 0.01]
     assert _attention_texts_outside(window) == []
-    # the other head is one pick away
+    # the other head is one pick away; "heads 1 of 2" shows whole or not at all
     assert tab.picker_bar.isVisible() or len(tab.shown_heads()) == tab.session.trace["attn.hook_pattern"].shape[0]
+    page = tab.page_label
+    assert not page.isVisible() or page.width() >= page.sizeHint().width(), (page.width(), page.sizeHint())

@@ -53,6 +53,7 @@ class AttentionTab(PlotTab):
         self.picker_bar.setVisible(False)
         # "heads 1–2 of 12" shows only where it fits whole: it never widens the window
         self.page_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        bar_layout.addStretch()          # where it does not, the word and the picker stay their width
         self.picker_bar.installEventFilter(self)
         self.head_picker.activated.connect(lambda index: session.select(head=index))
 
@@ -126,8 +127,11 @@ class AttentionTab(PlotTab):
     def _fit_page_label(self) -> None:
         layout = self.picker_bar.layout()
         left, _top, right, _bottom = layout.getContentsMargins()
-        room = (self.picker_bar.width() - left - right - 2 * layout.spacing()
-                - self.head_label.sizeHint().width() - self.head_picker.sizeHint().width())
+        # what the layout gives the word and the picker: a combo box's minimum size hint may be
+        # the wider (it keeps its first items' width: "head 1" after the switch to "头 1")
+        taken = sum(max(widget.sizeHint().width(), widget.minimumSizeHint().width())
+                    for widget in (self.head_label, self.head_picker))
+        room = self.picker_bar.width() - left - right - 2 * layout.spacing() - taken
         self.page_label.setVisible(bool(self.page_label.text()) and self.page_label.sizeHint().width() <= room)
 
     def heatmaps(self) -> list[Heatmap]:
