@@ -420,7 +420,9 @@ def test_english_glosses_the_chinese_tokens_of_the_plots(qtbot, session):
     assert glossary.isVisible()
 
 
-@pytest.mark.parametrize("size", [(900, 270), (520, 215)], ids=["all-rows-labelled", "rows-thinned"])
+# (at 520×215 the glossed rows left the maps 118 px wide, too narrow for the end keys' labels
+# 小明 and 小王: the gloss cost two keys' labels, so there it stays in the hover text)
+@pytest.mark.parametrize("size", [(900, 270), (700, 215)], ids=["all-rows-labelled", "rows-thinned"])
 def test_where_the_gloss_line_would_cost_the_maps_a_label_the_query_ticks_carry_the_gloss(qtbot, session, size):
     """Issue 9: at a projector's 1024×768 the attention tab is too short for the glossary line
     under the maps (every query's label or number would go), so English showed the glosses in

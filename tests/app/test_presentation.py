@@ -378,3 +378,82 @@ def test_screenshot_in_presentation_mode(qapp, tmp_path, capsys):
     assert present.pixelColor(3, 3) == QColor(LIGHT.caption_background)
     assert normal.pixelColor(3, 3) != QColor(LIGHT.caption_background)
     assert appearance().zoom == 1.0 and not appearance().presenting          # nothing leaks to the next window
+
+
+def _attention_texts_outside(window) -> list[str]:
+    """The attention figure's texts (titles, axis titles, ticks, the colour bar's labels, cell
+    numbers) that are not wholly inside the part of the figure's viewport the window shows."""
+    from PySide6.QtCore import QPoint, QRect, QRectF
+    from tests.app.plot_helpers import texts_of
+    tab = window.findChild(QWidget, "plotsAttentionTab")
+    viewport = tab.graphics.viewport()
+    origin = viewport.mapTo(window, QPoint(0, 0))
+    shown = QRect(origin, viewport.size())
+    parent = viewport.parentWidget()
+    while parent is not None and parent is not window:
+        shown = shown.intersected(QRect(parent.mapTo(window, QPoint(0, 0)), parent.size()))
+        parent = parent.parentWidget()
+    visible = QRectF(shown.intersected(window.rect())).adjusted(-1, -1, 1, 1)
+    return [f"{text.kind} {text.text!r} at {text.rect.translated(origin.x(), origin.y()).getRect()}"
+            f" outside {visible.getRect()}" for text in texts_of(tab.graphics)
+            if not visible.contains(text.rect.translated(origin.x(), origin.y()))]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_free_exploration_presenting_at_1024x768_shows_the_attention_figure_whole(blocklab_open, language):
+    """Issue 9's "nothing is cut off" also without a lesson: the default block presenting at a
+    projector's 1024×768 used to cut the heatmap's "key (column)" title and the colour bar's "0"
+    at the tab's bottom (the tab re-laid itself out inside the figure's resize, leaving the
+    figure's viewport shorter than the figure)."""
+    from core.resources import default_scenario
+    from tests.app.helpers import settle
+    lab, window = _window(blocklab_open, path=default_scenario(), language=language)
+    window.resize(1024, 768)
+    settle(lambda: window.width() == 1024)
+    window.presentation.enter(full_screen=False)
+    window.resize(1024, 768)
+    for _ in range(10):                               # posted layout requests and zero-interval timers
+        QApplication.processEvents()
+    tab = window.findChild(QWidget, "plotsAttentionTab")
+    assert tab.isVisible() and tab.shown_heads()
+    assert _attention_texts_outside(window) == []
+    assert tab.graphics.viewport().size() == tab.graphics.size()
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_r45_step_9_presenting_at_1024x768_shows_labelled_attention_maps(blocklab_open, language):
+    """R45 step 9 gives the plots a narrow corner (about 316×290 px) at 1024×768. Both heads
+    used to be stacked there, each map about 50 px tall, the keys' labels all hidden (every 4th
+    key, both at the map's ends, wider than their cells) and 2 of 5 queries labelled. Now a map
+    that shows at least every other key's and query's label, whatever heads it costs (the
+    picker reaches them), nothing overlapping, cut off or under 16 px."""
+    from tests.app.helpers import settle
+    from tests.app.plot_helpers import overlaps, texts_of
+    lab, window = _window(blocklab_open, language=language)
+    window.resize(1024, 768)
+    settle(lambda: window.width() == 1024)
+    window.presentation.enter(full_screen=False)
+    window.resize(1024, 768)
+    window.lessons.go(8)
+    for _ in range(10):                               # posted layout requests and zero-interval timers
+        QApplication.processEvents()
+    tab = window.findChild(QWidget, "plotsAttentionTab")
+    assert tab.isVisible() and tab.shown_heads()
+    tokens = len(tab.session.tokens)
+    texts = texts_of(tab.graphics)
+    for i, _head in enumerate(tab.shown_heads()):
+        plot = tab.slots[i].plot
+        assert plot.vb.height() >= 100 and plot.vb.width() >= 100, (i, plot.vb.size())
+    keys = [t for t in texts if t.kind == "tick" and t.owner in [tab.slots[i].plot.getAxis("bottom")
+                                                                  for i in range(len(tab.shown_heads()))]]
+    queries = [t for t in texts if t.kind == "tick" and t.owner is tab.slots[0].plot.getAxis("left")]
+    assert len(keys) >= (tokens + 1) // 2 and len(queries) >= (tokens + 1) // 2, \
+        ([t.text for t in keys], [t.text for t in queries])
+    assert {t.text for t in keys} <= set(tab.session.tokens)
+    assert not overlaps(texts), [(a.text, b.text) for a, b in overlaps(texts)]
+    assert not [t.text for t in texts if t.pixels < 16 - 0.01]
+    assert _attention_texts_outside(window) == []
+    # the other head is one pick away; "heads 1 of 2" shows whole or not at all
+    assert tab.picker_bar.isVisible() or len(tab.shown_heads()) == tab.session.trace["attn.hook_pattern"].shape[0]
+    page = tab.page_label
+    assert not page.isVisible() or page.width() >= page.sizeHint().width(), (page.width(), page.sizeHint())

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtCore import QEvent, QPointF, Qt, QTimer
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
@@ -53,6 +53,7 @@ class AttentionTab(PlotTab):
         self.picker_bar.setVisible(False)
         # "heads 1–2 of 12" shows only where it fits whole: it never widens the window
         self.page_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        bar_layout.addStretch()          # where it does not, the word and the picker stay their width
         self.picker_bar.installEventFilter(self)
         self.head_picker.activated.connect(lambda index: session.select(head=index))
 
@@ -94,6 +95,16 @@ class AttentionTab(PlotTab):
         self.gloss_form = ""              # where the tokens are glossed: "line", "rows" or "" (hover only)
         self.row_labels: tuple[str, ...] = ()   # the query ticks' labels: the tokens, glossed in "rows"
         self._fitted: tuple | None = None  # the room and structure last arranged for (see _fitted_key)
+        # The picker's row and the glossary's line are shown and hidden after the figure's resize
+        # event, never inside it: showing a widget lays its parent out at once, which resized the
+        # figure again from inside its own resize event, and Qt then left its viewport at the old
+        # height (1024×768 presenting: "key (column)" and the colour bar's "0" cut off below).
+        self._in_resize = False
+        self._rows_wanted: dict[QWidget, bool] = {}
+        self._rows_timer = QTimer(self)
+        self._rows_timer.setSingleShot(True)
+        self._rows_timer.setInterval(0)
+        self._rows_timer.timeout.connect(self._show_rows)
         self.restyle()
         self.retranslate()
         self.refresh()
@@ -117,8 +128,11 @@ class AttentionTab(PlotTab):
     def _fit_page_label(self) -> None:
         layout = self.picker_bar.layout()
         left, _top, right, _bottom = layout.getContentsMargins()
-        room = (self.picker_bar.width() - left - right - 2 * layout.spacing()
-                - self.head_label.sizeHint().width() - self.head_picker.sizeHint().width())
+        # what the layout gives the word and the picker: a combo box's minimum size hint may be
+        # the wider (it keeps its first items' width: "head 1" after the switch to "头 1")
+        taken = sum(max(widget.sizeHint().width(), widget.minimumSizeHint().width())
+                    for widget in (self.head_label, self.head_picker))
+        room = self.picker_bar.width() - left - right - 2 * layout.spacing() - taken
         self.page_label.setVisible(bool(self.page_label.text()) and self.page_label.sizeHint().width() <= room)
 
     def heatmaps(self) -> list[Heatmap]:
@@ -160,7 +174,7 @@ class AttentionTab(PlotTab):
             self.glossary.setText(text)
             self.arrangement = None                   # its room is chosen again
         if not text:
-            self.glossary.setVisible(False)
+            self._set_row(self.glossary, False)
 
     def _glossary_height(self) -> tuple[int, int]:
         """The height the glossary takes at the tab's width, and its number of lines; (0, 0) when
@@ -184,6 +198,29 @@ class AttentionTab(PlotTab):
         self.structure = None            # titles and axis labels again at the new size
 
     # --- layout ----------------------------------------------------------------------------
+    def resized(self) -> None:
+        self._in_resize = True
+        try:
+            self.refresh()
+        finally:
+            self._in_resize = False
+
+    def _set_row(self, widget: QWidget, shown: bool) -> None:
+        """Show or hide the picker's row or the glossary's line: now, or (inside the figure's
+        resize event) as soon as that event is done."""
+        if self._in_resize:
+            if widget.isHidden() == shown or widget in self._rows_wanted:
+                self._rows_wanted[widget] = shown
+                self._rows_timer.start()
+            return
+        self._rows_wanted.pop(widget, None)
+        widget.setVisible(shown)
+
+    def _show_rows(self) -> None:
+        wanted, self._rows_wanted = self._rows_wanted, {}
+        for widget, shown in wanted.items():
+            widget.setVisible(shown)
+
     def _room(self, tokens: tuple[str, ...], height: float, with_bar: bool = True,
               row_labels: tuple[str, ...] | None = None) -> Room:
         text_font = look.font()
@@ -209,6 +246,29 @@ class AttentionTab(PlotTab):
         metrics = QFontMetricsF(look.font())
         return metrics.horizontalAdvance("0.00") + CELL_PADDING, metrics.height() + CELL_PADDING
 
+    def _labelled(self, arrangement: Arrangement, tokens: tuple[str, ...]) -> tuple[int, int]:
+        """How many keys' and queries' labels a map of this grid shows (CellLabels' thinning; a
+        key's label reaching past the map's edge is not drawn)."""
+        count = len(tokens)
+        if count == 0:
+            return 0, 0
+        cell_width, cell_height = arrangement.cell(count, count)
+        text_font = look.font()
+        widths = [look.advance(text_font, token) for token in tokens]
+        step = nice_step((max(widths) + label_gap(text_font)) / max(cell_width, 1e-9))
+        keys = sum(1 for i in range(0, count, step)
+                   if (i + 0.5) * cell_width - widths[i] / 2 >= -1 and (i + 0.5) * cell_width + widths[i] / 2
+                   <= arrangement.map_width + 1)
+        queries = len(range(0, count, nice_step(self.slots[0].rows.needed_pixels() / max(cell_height, 1e-9))))
+        return keys, queries
+
+    def _legible(self, arrangement: Arrangement, tokens: tuple[str, ...]) -> bool:
+        """A key's label at least every other key, and a query's at least every other row (or
+        the only map there can be)."""
+        keys, queries = self._labelled(arrangement, tokens)
+        half = math.ceil(len(tokens) / 2)
+        return keys >= min(half, 2) and queries >= half
+
     def _arrange(self, heads: int, tokens: tuple[str, ...]) -> bool:
         """Choose the grid for the room there is now (and whether the colour bar has room); True
         if it changed. When the cells can hold their numbers only without the colour bar, the
@@ -221,9 +281,8 @@ class AttentionTab(PlotTab):
             # The room with the picker's row counted in, then without it if the picker is needed:
             # the grid depends on the tab's height, never on whether the picker was shown before.
             picker = self.picker_bar.sizeHint().height()
-            total = self.graphics.height() + (picker if self.picker_bar.isVisible() else 0)
+            total = self.height()          # the figure's, the picker's and the glossary's
             glossary, glossary_lines = self._glossary_height()
-            total += glossary if self.glossary.isVisible() else 0
             numbers = self._number_size(len(tokens))
             matrix = (len(tokens), len(tokens))
 
@@ -231,8 +290,9 @@ class AttentionTab(PlotTab):
             # colour bar's label) past the view's right edge
             narrowest = self._title_width(heads)
 
-            def best(total: float, bar: bool, rows: tuple[str, ...] | None) -> Arrangement:
-                found = arrange(self._room(tokens, total, bar, rows), heads, matrix, numbers, most=MAX_HEADS_SHOWN,
+            def best(total: float, bar: bool, rows: tuple[str, ...] | None, most: int = MAX_HEADS_SHOWN
+                     ) -> Arrangement:
+                found = arrange(self._room(tokens, total, bar, rows), heads, matrix, numbers, most=most,
                                 min_map_width=narrowest)
                 if found.shown < heads:
                     # less room never shows more maps (a squeezed grid of all heads would need no
@@ -241,8 +301,7 @@ class AttentionTab(PlotTab):
                                     most=found.shown, min_map_width=narrowest)
                 return found
 
-            def choose(total: float, rows: tuple[str, ...] | None = None, bar: bool = True
-                       ) -> tuple[Arrangement, bool]:
+            def chosen(total: float, rows: tuple[str, ...] | None, bar: bool) -> tuple[Arrangement, bool]:
                 if not bar:
                     return best(total, False, rows), False
                 arrangement = best(total, True, rows)
@@ -252,11 +311,27 @@ class AttentionTab(PlotTab):
                         return without, False
                 return arrangement, True
 
+            def choose(total: float, rows: tuple[str, ...] | None = None, bar: bool = True
+                       ) -> tuple[Arrangement, bool]:
+                found, found_bar = chosen(total, rows, bar)
+                if self._legible(found, tokens):
+                    return found, found_bar
+                # Maps too small for their labels (a narrow tab: R45 step 9 at 1024×768 stacked two
+                # heads 50 px tall, without a key's label): fewer heads, the picker reaching the
+                # others; then the colour bar's width given to the keys' labels (the hover says
+                # the value); else whatever labels the most.
+                options = [(best(total, with_bar, rows, most), with_bar) for with_bar in ((True, False) if bar else (False,))
+                           for most in range(found.shown - (with_bar == found_bar), 0, -1)]
+                for option, option_bar in options:
+                    if self._legible(option, tokens):
+                        return option, option_bar
+                return max([(found, found_bar), *options], key=lambda o: self._labelled(o[0], tokens))
+
             arrangement, with_bar = choose(total)
             if self.glossary.text():
                 form, arrangement, with_bar, row_labels = self._gloss_form(
                     tokens, arrangement, with_bar, choose, total, glossary, glossary_lines)
-            self.glossary.setVisible(form == "line")
+            self._set_row(self.glossary, form == "line")
         selected = min(self.session.selected_head, heads - 1)
         first = (selected // arrangement.shown) * arrangement.shown
         changed = (self.arrangement is None or (arrangement.rows, arrangement.columns, arrangement.shown) !=
@@ -295,20 +370,24 @@ class AttentionTab(PlotTab):
         # others stay the bare tokens, which the axis does not draw, and take no width)
         step = nice_step(row_label / plain_height) if plain_height > 0 else 1
 
-        def rows_keep(found: Arrangement) -> bool:
+        plain_keys = self._labelled(plain, tokens)[0]
+
+        def rows_keep(found: Arrangement, bar: bool) -> bool:
             width, height = found.cell(count, count)
             return (keeps(found) and nice_step(row_label / max(height, 1e-9)) <= step
-                    and nice_step(key_label / max(width, 1e-9)) <= nice_step(key_label / max(plain_width, 1e-9)))
+                    and nice_step(key_label / max(width, 1e-9)) <= nice_step(key_label / max(plain_width, 1e-9))
+                    and self._labelled(found, tokens)[0] >= plain_keys       # the keys' labels drawn
+                    and (bar or not plain_bar or plain.numbers))             # the bar only for numbers
 
         for every in sorted({1, step}):
             labels = tuple(i18n.glossed(t) if i % every == 0 else t for i, t in enumerate(tokens))
             rows, rows_bar = choose(total, labels)
-            if rows_keep(rows):
+            if rows_keep(rows, rows_bar):
                 return "rows", rows, rows_bar, labels
             if rows_bar and plain.numbers:
                 # the numbers say what the colour bar says: its width may go to the glossed ticks
                 rows, rows_bar = choose(total, labels, bar=False)
-                if rows_keep(rows):
+                if rows_keep(rows, rows_bar):
                     return "rows", rows, rows_bar, labels
         if glossary and line_keeps:
             return "line", line, line_bar, plain_labels
@@ -348,7 +427,7 @@ class AttentionTab(PlotTab):
 
     def _update_picker(self, heads: int) -> None:
         many = self.arrangement is not None and self.arrangement.shown < heads
-        self.picker_bar.setVisible(many)
+        self._set_row(self.picker_bar, many)
         items = [self.tr("head %1").replace("%1", str(h + 1)) for h in range(heads)]
         if [self.head_picker.itemText(i) for i in range(self.head_picker.count())] != items:
             self.head_picker.blockSignals(True)
@@ -371,8 +450,8 @@ class AttentionTab(PlotTab):
         trace = self.session.trace
         if "attn.hook_pattern" not in trace:
             self.stack.setCurrentWidget(self.off_label)
-            self.picker_bar.setVisible(False)
-            self.glossary.setVisible(False)
+            self._set_row(self.picker_bar, False)
+            self._set_row(self.glossary, False)
             self.structure = None
             self.forget()
             return
