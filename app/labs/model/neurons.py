@@ -226,7 +226,11 @@ class ModelNeuronsPart(Part):
         table = self.groups
         rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
         whole = table.horizontalHeader().sizeHint().height() + rows + 2 * table.frameWidth()
-        table.setMaximumHeight(whole if appearance().presenting and table.rowCount() else 16777215)
+        fixed = appearance().presenting and table.rowCount()
+        # on a projector the table is exactly its rows' height: no taller, and never so short
+        # that its last row (the random group's last neuron) slips below the view
+        table.setMaximumHeight(whole if fixed else 16777215)
+        table.setMinimumHeight(whole if fixed else 0)
 
     # --- language ------------------------------------------------------------------------------
     def retranslate(self) -> None:
