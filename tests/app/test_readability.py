@@ -27,6 +27,24 @@ VIEW_AREAS: dict[str, str] = {
     # the diagram's presentation layout and the panels' placement landed (2026-12-01).
 }
 
+# One finding, in one widget at one step and size, that waits for a fix in the app:
+# {(area, size and zoom, lesson step, widget): why}. Each must still be found (else remove it here).
+KNOWN: dict[tuple[str, str, str, str], str] = {
+    ("labs", "1024×768 100 %", "model-neurons step 3", "modelGroups [QTableWidget]"):
+        "the groups table's last row (random #583) ends about 5 px below the table's view once the "
+        "layer is ranked: the old readability walk never waited for the ranking, so it never saw "
+        "this (found 2026-12-01 by the shared walk; the model lab's owner to fix)",
+}
+
+
+def _known(finding) -> tuple | None:
+    for key in KNOWN:
+        area, size, step, widget = key
+        if finding.area == area and finding.where.startswith(size) and finding.where.endswith(step) \
+                and finding.what == widget:
+            return key
+    return None
+
 
 def _walks(qapp):
     """Every configuration's walk (tests/app/present_walk.py: made once for this file and
@@ -38,7 +56,11 @@ def _walks(qapp):
     pytest.param(area, marks=pytest.mark.xfail(strict=False, reason=VIEW_AREAS[area])) if area in VIEW_AREAS
     else area for area in AREAS])
 def test_every_text_is_readable_in_presentation_mode(qapp, area):
-    failures = [finding for walk in _walks(qapp) for finding in walk.problems["readable"] if finding.area == area]
+    found = [finding for walk in _walks(qapp) for finding in walk.problems["readable"] if finding.area == area]
+    failures = [finding for finding in found if _known(finding) is None]
+    still = {_known(finding) for finding in found} - {None}
+    stale = [key for key in KNOWN if key[0] == area and key not in still]
+    assert not stale, f"fixed, remove from KNOWN: {stale}"
     assert not failures, (f"{len(failures)} unreadable texts in the {area} area "
                           f"(presentation mode, {', '.join(c.name for c in CONFIGS)}):\n"
                           + "\n".join(str(finding) for finding in failures))
