@@ -23,10 +23,19 @@ TIERS = {
 }
 WINDOW_FIXTURES = {"blocklab_window", "blocklab_open"}
 
+# Running in two processes (pytest-xdist: `-n 2 --dist loadgroup` in pyproject.toml). Each test
+# file runs whole in one worker, in its own order (its module fixtures made once), and the files
+# that read the one presentation walk (tests/app/present_walk.py) run in the same worker, so the
+# walk is made once. The files below go first, longest first, so that no long file starts last
+# and keeps one worker busy after the other has finished (seconds of CPU on a 2-core machine).
+SAME_WORKER = {"app/test_lab_fit.py": "present-walk", "app/test_readability.py": "present-walk"}
+LONGEST_FIRST = ("app/test_lab_fit.py", "app/test_readability.py", "tools/test_soak.py")
+
 
 def pytest_configure(config):
     for tier, meaning in TIERS.items():
         config.addinivalue_line("markers", f"{tier}: {meaning}")
+    config.addinivalue_line("markers", "xdist_group(name): run in the same pytest-xdist worker as the rest of the group")
 
 
 @pytest.hookimpl(tryfirst=True)      # before `-m` deselects by these marks
@@ -36,6 +45,7 @@ def pytest_collection_modifyitems(config, items):
     test_session.py is `session` and any other is `widget`. A test elsewhere in tests/ (the
     package as a whole) carries no tier mark."""
     tests = Path(__file__).resolve().parent
+    _distribute(items, tests, sort=hasattr(config, "workerinput"))       # in an xdist worker
     for item in items:
         if any(item.get_closest_marker(tier) for tier in TIERS):
             continue
@@ -50,3 +60,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("session")
         else:
             item.add_marker("widget")
+
+
+def _distribute(items, tests: Path, sort: bool) -> None:
+    """Group each test by its file (or shared group) for pytest-xdist's loadgroup; `sort`: put the
+    longest files first (a stable sort: every other test keeps its place)."""
+    def file_of(item) -> str:
+        path = Path(item.path).resolve()
+        return path.relative_to(tests).as_posix() if path.is_relative_to(tests) else str(path)
+
+    for item in items:
+        name = file_of(item)
+        item.add_marker(pytest.mark.xdist_group(SAME_WORKER.get(name, name)))
+    if sort:
+        rank = {name: position for position, name in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(file_of(item), len(rank)))

@@ -1,9 +1,10 @@
 """Walking a window's geometry to measure its text: size, overlap, cut off.
 
 `walk_window(window, where)` returns a Finding for every visible text that is smaller than
-MIN_PIXELS, overlaps a sibling, or does not fit its room; `walk_all(app)` opens a window per
-configuration (size, zoom, language) in presentation mode and walks every step of every shipped
-lesson. Used by tests/app/test_readability.py and tools/present_shots.py.
+MIN_PIXELS, overlaps a sibling, or does not fit its room; `open_presenting(app, config, lesson)`
+opens a window in a configuration (size, zoom, language) in presentation mode. The walk of every
+step of every shipped lesson, shared with the lab-fit checks, is tests/app/present_walk.py;
+tests/app/test_readability.py reports what it found.
 """
 from __future__ import annotations
 
@@ -20,8 +21,6 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractGraphicsShapeItem, QAbs
                                QPlainTextEdit, QPushButton, QRadioButton, QStatusBar, QStyle, QStyleOptionButton,
                                QStyleOptionComboBox, QTabBar, QTableView, QTextEdit, QToolButton, QWidget)
 
-from core.formats.lesson import list_lessons, load_lesson
-from core.resources import lessons_dir
 
 MIN_PIXELS = 16.0          # "at least as large as 16 px text"
 SLACK = 1.0                # pixels of rounding allowed when comparing a text with its room
@@ -53,11 +52,6 @@ class Finding:
 
     def __str__(self) -> str:
         return f"  [{self.where}] {self.what}: {self.problem}"
-
-
-# What the walk saw, per configuration name: steps walked and texts measured per area (so a
-# test can tell a clean walk from an empty one).
-SEEN: dict[str, dict] = {}
 
 
 # --- where a widget belongs ----------------------------------------------------------------------
@@ -495,7 +489,7 @@ def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> li
     return findings
 
 
-# --- the whole walk ------------------------------------------------------------------------------
+# --- a window presenting (tests/app/present_walk.py walks it) --------------------------------
 def settle(app, turns: int = 2) -> None:
     for _ in range(turns):
         app.processEvents()
@@ -523,35 +517,3 @@ def close(window) -> None:
     window.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
     appearance().reset()
-
-
-def walk_all(app, configs=CONFIGS, on_step=None) -> list[Finding]:
-    """Walk every step of every shipped lesson in each configuration; `on_step(window, config,
-    lesson, position)` is called at each step (screenshots)."""
-    lessons = [path for _id, _title, path in list_lessons(lessons_dir())]
-    findings: list[Finding] = []
-    for config in configs:
-        seen: Counter = Counter()
-        steps = expected = 0
-        window = open_presenting(app, config, lessons[0])
-        try:
-            for path in lessons:
-                lesson = load_lesson(path)
-                expected += len(lesson.steps)
-                if window.lessons.lesson is None or window.lessons.lesson.path != lesson.path:
-                    window.open_lesson(path)
-                for position in range(len(lesson.steps)):
-                    window.lessons.go(position)
-                    settle(app)
-                    steps += 1
-                    where = f"{config.name}, {lesson.id} step {position + 1}"
-                    if (window.width(), window.height()) != (config.width, config.height):
-                        findings.append(Finding("window", where, "mainWindow", f"the window cannot be "
-                                                f"{config.width}×{config.height}: it is {window.width()}×{window.height()}"))
-                    findings += walk_window(window, where, seen)
-                    if on_step is not None:
-                        on_step(window, config, lesson, position)
-        finally:
-            close(window)
-        SEEN[config.name] = {"steps": steps, "expected_steps": expected, "measured": seen}
-    return findings

@@ -1,10 +1,10 @@
 """Readable from the back row, measured: presentation mode at a projector's 1024×768 and at
 1920×1080 with 150 % zoom, in Chinese and in English, every step of every shipped lesson.
 
-One window per size and language walks the steps through the lesson controller; at each step
-every visible text is measured (tests/app/readability.py): captions, labels, buttons, combo
-boxes, tabs, table cells, text fields, the status bar and the menus, and the text items of every
-graphics scene (the diagram's numbers and titles, pyqtgraph's titles, axis labels and ticks),
+One window per size and language walks the steps through the lesson controller (the walk
+tests/app/present_walk.py shares with the lab-fit checks); at each step every visible text is
+measured (tests/app/readability.py): captions, labels, buttons, combo boxes, tabs, table cells,
+text fields, the status bar and the menus, and the text items of every graphics scene (the diagram's numbers and titles, pyqtgraph's titles, axis labels and ticks),
 scaled by the view's transform. Each must be at least as large as 16 px text, not overlap a
 sibling, and not be cut off (a text wider or taller than its room, elided or clipped).
 
@@ -15,11 +15,10 @@ xfail until their engineers' work lands.
 """
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from tests.app.readability import AREAS, CONFIGS, walk_all
+from tests.app.present_walk import walk_all
+from tests.app.readability import AREAS, CONFIGS
 
 pytestmark = pytest.mark.window
 
@@ -28,23 +27,38 @@ VIEW_AREAS: dict[str, str] = {
     # the diagram's presentation layout and the panels' placement landed (2026-12-01).
 }
 
-_cache: dict = {}
+# One finding, in one widget at one step and size, that waits for a fix in the app:
+# {(area, size and zoom, lesson step, widget): why}. Each must still be found (else remove it here).
+KNOWN: dict[tuple[str, str, str, str], str] = {
+    # empty: the model lab's groups table (model-neurons step 3 at 1024×768, last row 5 px below
+    # the view once ranked) was fixed on 2026-12-01 by fixing its height when presenting
+}
 
 
-def _findings(qapp):
-    """Every finding of every configuration, walked once for all the area tests."""
-    if "findings" not in _cache:
-        started = time.perf_counter()
-        _cache["findings"] = walk_all(qapp)
-        _cache["seconds"] = time.perf_counter() - started
-    return _cache["findings"]
+def _known(finding) -> tuple | None:
+    for key in KNOWN:
+        area, size, step, widget = key
+        if finding.area == area and finding.where.startswith(size) and finding.where.endswith(step) \
+                and finding.what == widget:
+            return key
+    return None
+
+
+def _walks(qapp):
+    """Every configuration's walk (tests/app/present_walk.py: made once for this file and
+    tests/app/test_lab_fit.py)."""
+    return walk_all(qapp, CONFIGS)
 
 
 @pytest.mark.parametrize("area", [
     pytest.param(area, marks=pytest.mark.xfail(strict=False, reason=VIEW_AREAS[area])) if area in VIEW_AREAS
     else area for area in AREAS])
 def test_every_text_is_readable_in_presentation_mode(qapp, area):
-    failures = [finding for finding in _findings(qapp) if finding.area == area]
+    found = [finding for walk in _walks(qapp) for finding in walk.problems["readable"] if finding.area == area]
+    failures = [finding for finding in found if _known(finding) is None]
+    still = {_known(finding) for finding in found} - {None}
+    stale = [key for key in KNOWN if key[0] == area and key not in still]
+    assert not stale, f"fixed, remove from KNOWN: {stale}"
     assert not failures, (f"{len(failures)} unreadable texts in the {area} area "
                           f"(presentation mode, {', '.join(c.name for c in CONFIGS)}):\n"
                           + "\n".join(str(finding) for finding in failures))
@@ -52,12 +66,12 @@ def test_every_text_is_readable_in_presentation_mode(qapp, area):
 
 def test_the_walk_sees_every_step_in_both_languages(qapp):
     """The walk is not vacuous: it measured texts in every area at every step of every lesson."""
-    _findings(qapp)
-    seen = _cache_seen()
-    for config in CONFIGS:
-        assert seen[config.name]["steps"] == seen[config.name]["expected_steps"], config.name
+    for walk in _walks(qapp):
+        name = walk.config.name
+        assert walk.steps == walk.expected_steps > 0, name
+        assert walk.checked["readable"] == walk.steps, name
         for area in ("caption", "window", "diagram", "plots"):
-            assert seen[config.name]["measured"][area] > 0, (config.name, area)
+            assert walk.seen[area] > 0, (name, area)
 
 
 def test_the_walk_finds_small_cut_off_and_overlapping_text(qtbot):
@@ -117,7 +131,3 @@ def test_the_walk_finds_small_cut_off_and_overlapping_text(qtbot):
     assert any("cut off" in f for f in named("squeezed"))
     assert any("8.0 px text" in f for f in named("shrunk"))
 
-
-def _cache_seen():
-    from tests.app.readability import SEEN
-    return SEEN
