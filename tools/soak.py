@@ -724,6 +724,36 @@ class Soak:
         self.mappings.append(rss_by_mapping())
         return rss_mb(), len(gc.get_objects())
 
+    def attach_heaptrack(self) -> None:
+        """With --heaptrack FILE: heaptrack records from here on (after the warm-up's checkpoint); the soak
+        ends with os._exit after its report, so heaptrack's "leaked" bytes are those allocated after the
+        warm-up and still held at the last checkpoint."""
+        import ctypes
+        import subprocess
+        try:
+            ctypes.CDLL("libc.so.6").prctl(0x59616d61, ctypes.c_ulong(-1), 0, 0, 0)   # PR_SET_PTRACER_ANY
+        except (OSError, AttributeError):
+            pass
+        self.heaptrack = subprocess.Popen(["heaptrack", "-o", self.args.heaptrack, "-p", str(os.getpid())],
+                                          stdout=sys.stderr, stderr=sys.stderr)
+        for _ in range(600):              # until the injected library is mapped
+            time.sleep(0.1)
+            if any("heaptrack" in name for name in rss_by_mapping()):
+                break
+        print(f"heaptrack attached: {self.args.heaptrack}", file=sys.stderr, flush=True)
+
+    def print_checkpoint(self, number: int) -> None:
+        """One line for the latest checkpoint, against the first (with --checkpoint-every)."""
+        from PySide6.QtWidgets import QApplication
+        anon0, file0, heap0 = self.parts[0]
+        anon, file, heap = self.parts[-1]
+        fonts = sum(kb for name, kb in self.mappings[-1].items() if "/fonts/" in name) / 1024
+        fonts0 = sum(kb for name, kb in self.mappings[0].items() if "/fonts/" in name) / 1024
+        print(f"checkpoint at {number}: rss {anon + file:.1f} MB; private {anon:.1f} ({anon - anon0:+.1f}), "
+              f"C heap in use {heap:.1f} ({heap - heap0:+.1f}), files {file:.1f} ({file - file0:+.1f}; fonts "
+              f"{fonts:.1f}, {fonts - fonts0:+.1f}); widgets {len(QApplication.allWidgets())}, top-level "
+              f"{len(QApplication.topLevelWidgets())}, python objects {len(gc.get_objects())}", flush=True)
+
     def census(self) -> dict:
         """With --object-diff: Python objects by type, and what Python does not see: the window's QObject
         descendants by class, every live widget, every graphics scene's items, tracemalloc's snapshot."""
@@ -739,6 +769,12 @@ class Soak:
         python = Counter(type(o).__name__ for o in gc.get_objects())
         qt["<all widgets>"] = len(QApplication.allWidgets())
         qt["<top-level widgets>"] = len(QApplication.topLevelWidgets())
+        window = self.window
+        for widget in QApplication.allWidgets():          # what lives outside the window (Qt does not show it)
+            if widget.window() is not window:
+                top = widget.window()
+                qt[f"<outside the window: {type(widget).__name__} under {type(top).__name__} "
+                   f"{top.objectName()!r}>"] += 1
         for view in self.window.findChildren(QGraphicsView):
             scene = view.scene()
             if scene is not None:
@@ -818,7 +854,13 @@ class Soak:
             faulthandler.dump_traceback_later(self.args.hang_seconds, exit=True)
             if number == warm:
                 baseline = self.checkpoint()
+                if self.args.heaptrack:
+                    self.attach_heaptrack()
             self.one_action()
+            every = self.args.checkpoint_every
+            if every and number > warm and (number - warm) % every == 0:
+                self.checkpoint()
+                self.print_checkpoint(number)
             if self.args.trace:
                 print(f"{number} {self.last_action} {self.detail}", file=sys.stderr, flush=True)
             if self.args.progress and number and number % self.args.progress == 0:
@@ -899,6 +941,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="an action taking longer than this dumps every thread's stack and exits")
     parser.add_argument("--object-diff", action="store_true",
                         help="print the Python types, Qt objects and scene items that grew between the checkpoints")
+    parser.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+                        help="after the warm-up, also take a checkpoint every N actions and print its memory "
+                             "(is growth steady or a plateau?); it changes the actions that follow")
+    parser.add_argument("--heaptrack", metavar="FILE",
+                        help="attach heaptrack after the warm-up's checkpoint and end with os._exit after the report: "
+                             "its leaked bytes are what was allocated after the warm-up and is still held")
     parser.add_argument("--tracemalloc", type=int, default=0, metavar="FRAMES",
                         help="with --object-diff: trace allocations (FRAMES deep; slow) and print the growing lines")
     args = parser.parse_args(argv)
@@ -909,7 +957,13 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     home = private_folders()
     try:
-        return Soak(args, home).run()
+        code = Soak(args, home).run()
+        if args.heaptrack:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            shutil.rmtree(home, ignore_errors=True)
+            os._exit(code)
+        return code
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
