@@ -760,7 +760,7 @@ class Soak:
         from collections import Counter
 
         from PySide6.QtCore import QObject
-        from PySide6.QtWidgets import QApplication, QGraphicsView
+        from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
         children = self.window.findChildren(QObject)     # first: the wrappers it makes count at both checkpoints
         qt = Counter(type(o).__name__ for o in children)
         named = Counter(f"{type(o).__name__} {o.objectName()!r} in {type(o.parent()).__name__}" for o in children)
@@ -771,8 +771,8 @@ class Soak:
         qt["<top-level widgets>"] = len(QApplication.topLevelWidgets())
         window = self.window
         for widget in QApplication.allWidgets():          # what lives outside the window (Qt does not show it)
-            if widget.window() is not window:
-                top = widget.window()
+            top = QWidget.window(widget)                   # (a panel's `window` attribute may hide the method)
+            if top is not window:
                 qt[f"<outside the window: {type(widget).__name__} under {type(top).__name__} "
                    f"{top.objectName()!r}>"] += 1
         for view in self.window.findChildren(QGraphicsView):
