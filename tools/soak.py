@@ -672,6 +672,24 @@ class Soak:
                     for _ in range(len(window.lessons.lesson) - 1):
                         window.lessons.next()
                         self.settle()
+            # The block's sizes as large as the soak types them (300 into each spin box, one at a time):
+            # what grows with a size up to a cap is then built here (the attention view makes a grid
+            # slot, a whole pyqtgraph PlotItem, for each head shown up to six, and keeps it).
+            from PySide6.QtWidgets import QSpinBox, QTabWidget
+            for name in ("configHeads", "configDff", "configDhead"):
+                window.open_file(self.default)
+                self.settle()
+                box = window.findChild(QSpinBox, name)
+                if box is not None and box.isEnabled():
+                    box.setValue(min(300, box.maximum()))
+                    self.settle()
+                    for tabs in window.findChildren(QTabWidget, "plotsPanel"):   # each plot drawn at that size
+                        for index in range(tabs.count()):
+                            tabs.setCurrentIndex(index)
+                            self.settle()
+                        tabs.setCurrentIndex(0)
+            window.open_file(self.default)
+            self.settle()
             for name in ("actionInterfaceZoomIn",) * 7 + ("actionInterfaceZoomReset", "actionPresent",
                                                           "actionLeavePresentation"):
                 window.findChild(QAction, name).trigger()

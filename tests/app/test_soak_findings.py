@@ -352,3 +352,33 @@ def test_a_plot_taken_out_of_its_layout_and_put_back_keeps_no_weakrefs(qtbot):
     assert Label.moved >= 1                          # the item still hears of its view's range
     del label
     plot.clear()
+
+
+def test_the_attention_view_makes_at_most_six_grid_slots_and_keeps_them(qtbot, session):
+    """Soak: +2 pyqtgraph PlotItems after the warm-up (+16 top-level widgets: each PlotItem's
+    parentless options menus and control panel; +90 widgets in all): the attention view makes a
+    grid slot the first time a block has that many heads to show, up to six, and keeps it. It is
+    growth on first use, not a leak: the soak's tour now sets 300 heads once. The slots stop at
+    six, and fewer heads, then more again, reuse them."""
+    import gc
+
+    import pyqtgraph as pg
+
+    from app.explorer.plots.attention import MAX_HEADS_SHOWN, AttentionTab
+
+    def plot_items() -> int:
+        gc.collect()
+        return sum(isinstance(o, pg.PlotItem) for o in gc.get_objects())
+
+    tab = show(qtbot, AttentionTab(session), 900, 600)
+    assert session.set_config(n_heads=MAX_HEADS_SHOWN + 2)
+    tab.refresh()
+    slots = list(tab.slots)
+    assert len(slots) == MAX_HEADS_SHOWN
+    made = plot_items()
+    for heads in (1, 2, MAX_HEADS_SHOWN + 3, 5, MAX_HEADS_SHOWN + 1):
+        assert session.set_config(n_heads=heads)
+        tab.refresh()
+    assert tab.slots == slots
+    assert plot_items() == made
+    tab.close()
