@@ -728,6 +728,14 @@ class Soak:
             self.settle()
         finally:
             self.answer = None
+        # An idle window for a while, as a user's pause: Qt's font cache lets go of the font engines no
+        # text uses any more (with their glyph caches and their font file mappings) on a 10 s timer.
+        # The same wait at both checkpoints: a cache that only grows still shows.
+        if self.args.idle_seconds > 0:
+            from PySide6.QtCore import QEventLoop, QTimer
+            loop = QEventLoop()
+            QTimer.singleShot(int(self.args.idle_seconds * 1000), loop.quit)
+            loop.exec()
         for _ in range(3):
             QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
             self.app.processEvents()
@@ -962,6 +970,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
                         help="after the warm-up, also take a checkpoint every N actions and print its memory "
                              "(is growth steady or a plateau?); it changes the actions that follow")
+    parser.add_argument("--idle-seconds", type=float, default=12.0,
+                        help="at each checkpoint, leave the window idle this long first (Qt's font cache frees "
+                             "unused font engines on a 10 s timer)")
     parser.add_argument("--heaptrack", metavar="FILE",
                         help="attach heaptrack after the warm-up's checkpoint and end with os._exit after the report: "
                              "its leaked bytes are what was allocated after the warm-up and is still held")
