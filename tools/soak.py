@@ -19,10 +19,15 @@ Settings, recovery slots, the log and saved files live in a temporary folder.
 It prints every exception's traceback (through sys.excepthook, which PySide6 calls for errors
 in slots and virtual methods), then figures, ending with machine-readable lines:
 
-    action_p50_ms=X  object_growth=N  exceptions=N  rss_growth_mb=X  action_p95_ms=X
+    action_p50_ms=X  object_growth=N  private_growth_mb=X  file_growth_mb=X  exceptions=N  rss_growth_mb=X
+    action_p95_ms=X
+
+(rss_growth_mb is resident memory, all of it; private_growth_mb and file_growth_mb are its two parts:
+private memory, and the pages of mapped files such as the CJK fonts' glyphs.)
 
 Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
-zoom, no background job: running ones are cancelled, garbage collected, the C heap's free pages
+zoom, no background job: running ones are cancelled, the window left idle 12 s (--idle-seconds: Qt's
+font cache frees unused font engines on a 10 s timer), garbage collected, the C heap's free pages
 given back with malloc_trim; the RSS before that is printed too, and how much of it is private
 memory and how much pages of mapped files such as fonts): after the warm-up (the first 10 % of the
 actions) and at the end.
@@ -942,6 +947,9 @@ class Soak:
         self.print_object_diff()
         print(f"action_p50_ms={percentile(every, 50):.2f}")
         print(f"object_growth={final[1] - baseline[1]}")
+        if len(self.parts) >= 2:          # rss_growth_mb's two parts: private memory, pages of mapped files
+            print(f"private_growth_mb={self.parts[-1][0] - self.parts[0][0]:.1f}")
+            print(f"file_growth_mb={self.parts[-1][1] - self.parts[0][1]:.1f}")
         print(f"exceptions={len(self.exceptions)}")
         print(f"rss_growth_mb={final[0] - baseline[0]:.1f}")
         print(f"action_p95_ms={percentile(every, 95):.2f}")
