@@ -880,6 +880,7 @@ class Soak:
         baseline = None
         began = time.perf_counter()
         self.tour()
+        self.tour_seconds = time.perf_counter() - began
         for number in range(actions):
             self.done = number
             faulthandler.dump_traceback_later(self.args.hang_seconds, exit=True)
@@ -912,7 +913,8 @@ class Soak:
     def report(self, baseline, final, seconds: float, warm: int) -> None:
         every = [ms for samples in self.latency.values() for ms in samples]
         print(f"soak: {self.args.actions} actions, seed {self.args.seed}, window {self.args.size[0]}x{self.args.size[1]}, "
-              f"platform {self.app.platformName()}, {seconds:.1f} s")
+              f"platform {self.app.platformName()}, {seconds:.1f} s (the tour before the actions: "
+              f"{getattr(self, 'tour_seconds', 0.0):.1f} s)")
         print(f"files opened: {', '.join(f'{name} x{count}' for name, count in sorted(self.opened.items())) or 'none'}")
         if self.skipped:
             print(f"files left out (large; --all-files opens them): {', '.join(p.name for p in self.skipped)}")
