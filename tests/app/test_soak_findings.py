@@ -382,3 +382,27 @@ def test_the_attention_view_makes_at_most_six_grid_slots_and_keeps_them(qtbot, s
     assert tab.slots == slots
     assert plot_items() == made
     tab.close()
+
+
+def test_the_diagram_measures_chinese_in_the_face_it_draws_it_in(qapp):
+    """Soak (mapped font pages): each CJK font file was mapped twice from the start. The block
+    diagram measured its lines with a font rebuilt from QFont.toString(), which keeps only the
+    first family: Han text fell back to Noto Sans CJK JP while the diagram draws it in the SC face
+    of the application font's Chinese fallback, so Qt opened (and mapped) a second face of the
+    same file. The measuring font keeps the whole family list."""
+    from PySide6.QtGui import QFont, QTextLayout
+
+    from app.explorer import dataflow_style
+    from app.widgets.style import with_chinese_fallback
+
+    def faces(font: QFont) -> set[str]:
+        layout = QTextLayout("词元注意力", font)
+        layout.beginLayout()
+        layout.createLine()
+        layout.endLayout()
+        return {run.rawFont().familyName() for run in layout.glyphRuns()}
+
+    drawn = with_chinese_fallback(dataflow_style.font(16))
+    probe = dataflow_style._probe_font(drawn.toString(), tuple(drawn.families()))
+    assert faces(probe) == faces(drawn)
+    assert dataflow_style.line_height("词元", drawn) > 0
