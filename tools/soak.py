@@ -681,6 +681,10 @@ class Soak:
             # what grows with a size up to a cap is then built here (the attention view makes a grid
             # slot, a whole pyqtgraph PlotItem, for each head shown up to six, and keeps it).
             from PySide6.QtWidgets import QSpinBox, QTabWidget
+            # ... in a window twice as large: the attention grid shows as many heads as fit (two at
+            # 1280×800, six at 2560×1600), and other panes take room the soak's actions give them
+            window.resize(2 * self.args.size[0], 2 * self.args.size[1])
+            self.settle()
             for name in ("configHeads", "configDff", "configDhead"):
                 window.open_file(self.default)
                 self.settle()
@@ -694,6 +698,7 @@ class Soak:
                             self.settle()
                         tabs.setCurrentIndex(0)
             window.open_file(self.default)
+            window.resize(*self.args.size)
             self.settle()
             for name in ("actionInterfaceZoomIn",) * 7 + ("actionInterfaceZoomReset", "actionPresent",
                                                           "actionLeavePresentation"):

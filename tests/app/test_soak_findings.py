@@ -357,9 +357,10 @@ def test_a_plot_taken_out_of_its_layout_and_put_back_keeps_no_weakrefs(qtbot):
 def test_the_attention_view_makes_at_most_six_grid_slots_and_keeps_them(qtbot, session):
     """Soak: +2 pyqtgraph PlotItems after the warm-up (+16 top-level widgets: each PlotItem's
     parentless options menus and control panel; +90 widgets in all): the attention view makes a
-    grid slot the first time a block has that many heads to show, up to six, and keeps it. It is
-    growth on first use, not a leak: the soak's tour now sets 300 heads once. The slots stop at
-    six, and fewer heads, then more again, reuse them."""
+    grid slot the first time a block has that many heads to show (as many as fit: two at
+    1280×800), up to six, and keeps it. It is growth on first use, not a leak: the soak's tour now
+    sets 300 heads once in a window twice as large. The slots stop at six, and fewer heads, then
+    more again, reuse them."""
     import gc
 
     import pyqtgraph as pg
