@@ -19,10 +19,15 @@ Settings, recovery slots, the log and saved files live in a temporary folder.
 It prints every exception's traceback (through sys.excepthook, which PySide6 calls for errors
 in slots and virtual methods), then figures, ending with machine-readable lines:
 
-    action_p50_ms=X  object_growth=N  exceptions=N  rss_growth_mb=X  action_p95_ms=X
+    action_p50_ms=X  object_growth=N  private_growth_mb=X  file_growth_mb=X  exceptions=N  rss_growth_mb=X
+    action_p95_ms=X
+
+(rss_growth_mb is resident memory, all of it; private_growth_mb and file_growth_mb are its two parts:
+private memory, and the pages of mapped files such as the CJK fonts' glyphs.)
 
 Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
-zoom, no background job: running ones are cancelled, garbage collected, the C heap's free pages
+zoom, no background job: running ones are cancelled, the window left idle 12 s (--idle-seconds; 0 under 1,000 actions: Qt's
+font cache frees unused font engines on a 10 s timer), garbage collected, the C heap's free pages
 given back with malloc_trim; the RSS before that is printed too, and how much of it is private
 memory and how much pages of mapped files such as fonts): after the warm-up (the first 10 % of the
 actions) and at the end.
@@ -672,6 +677,29 @@ class Soak:
                     for _ in range(len(window.lessons.lesson) - 1):
                         window.lessons.next()
                         self.settle()
+            # The block's sizes as large as the soak types them (300 into each spin box, one at a time):
+            # what grows with a size up to a cap is then built here (the attention view makes a grid
+            # slot, a whole pyqtgraph PlotItem, for each head shown up to six, and keeps it).
+            from PySide6.QtWidgets import QSpinBox, QTabWidget
+            # ... in a window twice as large: the attention grid shows as many heads as fit (two at
+            # 1280×800, six at 2560×1600), and other panes take room the soak's actions give them
+            window.resize(2 * self.args.size[0], 2 * self.args.size[1])
+            self.settle()
+            for name in ("configHeads", "configDff", "configDhead"):
+                window.open_file(self.default)
+                self.settle()
+                box = window.findChild(QSpinBox, name)
+                if box is not None and box.isEnabled():
+                    box.setValue(min(300, box.maximum()))
+                    self.settle()
+                    for tabs in window.findChildren(QTabWidget, "plotsPanel"):   # each plot drawn at that size
+                        for index in range(tabs.count()):
+                            tabs.setCurrentIndex(index)
+                            self.settle()
+                        tabs.setCurrentIndex(0)
+            window.open_file(self.default)
+            window.resize(*self.args.size)
+            self.settle()
             for name in ("actionInterfaceZoomIn",) * 7 + ("actionInterfaceZoomReset", "actionPresent",
                                                           "actionLeavePresentation"):
                 window.findChild(QAction, name).trigger()
@@ -710,6 +738,14 @@ class Soak:
             self.settle()
         finally:
             self.answer = None
+        # An idle window for a while, as a user's pause: Qt's font cache lets go of the font engines no
+        # text uses any more (with their glyph caches and their font file mappings) on a 10 s timer.
+        # The same wait at both checkpoints: a cache that only grows still shows.
+        if self.args.idle_seconds > 0:
+            from PySide6.QtCore import QEventLoop, QTimer
+            loop = QEventLoop()
+            QTimer.singleShot(int(self.args.idle_seconds * 1000), loop.quit)
+            loop.exec()
         for _ in range(3):
             QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
             self.app.processEvents()
@@ -724,13 +760,43 @@ class Soak:
         self.mappings.append(rss_by_mapping())
         return rss_mb(), len(gc.get_objects())
 
+    def attach_heaptrack(self) -> None:
+        """With --heaptrack FILE: heaptrack records from here on (after the warm-up's checkpoint); the soak
+        ends with os._exit after its report, so heaptrack's "leaked" bytes are those allocated after the
+        warm-up and still held at the last checkpoint."""
+        import ctypes
+        import subprocess
+        try:
+            ctypes.CDLL("libc.so.6").prctl(0x59616d61, ctypes.c_ulong(-1), 0, 0, 0)   # PR_SET_PTRACER_ANY
+        except (OSError, AttributeError):
+            pass
+        self.heaptrack = subprocess.Popen(["heaptrack", "-o", self.args.heaptrack, "-p", str(os.getpid())],
+                                          stdout=sys.stderr, stderr=sys.stderr)
+        for _ in range(600):              # until the injected library is mapped
+            time.sleep(0.1)
+            if any("heaptrack" in name for name in rss_by_mapping()):
+                break
+        print(f"heaptrack attached: {self.args.heaptrack}", file=sys.stderr, flush=True)
+
+    def print_checkpoint(self, number: int) -> None:
+        """One line for the latest checkpoint, against the first (with --checkpoint-every)."""
+        from PySide6.QtWidgets import QApplication
+        anon0, file0, heap0 = self.parts[0]
+        anon, file, heap = self.parts[-1]
+        fonts = sum(kb for name, kb in self.mappings[-1].items() if "/fonts/" in name) / 1024
+        fonts0 = sum(kb for name, kb in self.mappings[0].items() if "/fonts/" in name) / 1024
+        print(f"checkpoint at {number}: rss {anon + file:.1f} MB; private {anon:.1f} ({anon - anon0:+.1f}), "
+              f"C heap in use {heap:.1f} ({heap - heap0:+.1f}), files {file:.1f} ({file - file0:+.1f}; fonts "
+              f"{fonts:.1f}, {fonts - fonts0:+.1f}); widgets {len(QApplication.allWidgets())}, top-level "
+              f"{len(QApplication.topLevelWidgets())}, python objects {len(gc.get_objects())}", flush=True)
+
     def census(self) -> dict:
         """With --object-diff: Python objects by type, and what Python does not see: the window's QObject
         descendants by class, every live widget, every graphics scene's items, tracemalloc's snapshot."""
         from collections import Counter
 
         from PySide6.QtCore import QObject
-        from PySide6.QtWidgets import QApplication, QGraphicsView
+        from PySide6.QtWidgets import QApplication, QGraphicsView, QWidget
         children = self.window.findChildren(QObject)     # first: the wrappers it makes count at both checkpoints
         qt = Counter(type(o).__name__ for o in children)
         named = Counter(f"{type(o).__name__} {o.objectName()!r} in {type(o.parent()).__name__}" for o in children)
@@ -739,6 +805,12 @@ class Soak:
         python = Counter(type(o).__name__ for o in gc.get_objects())
         qt["<all widgets>"] = len(QApplication.allWidgets())
         qt["<top-level widgets>"] = len(QApplication.topLevelWidgets())
+        window = self.window
+        for widget in QApplication.allWidgets():          # what lives outside the window (Qt does not show it)
+            top = QWidget.window(widget)                   # (a panel's `window` attribute may hide the method)
+            if top is not window:
+                qt[f"<outside the window: {type(widget).__name__} under {type(top).__name__} "
+                   f"{top.objectName()!r}>"] += 1
         for view in self.window.findChildren(QGraphicsView):
             scene = view.scene()
             if scene is not None:
@@ -813,12 +885,19 @@ class Soak:
         baseline = None
         began = time.perf_counter()
         self.tour()
+        self.tour_seconds = time.perf_counter() - began
         for number in range(actions):
             self.done = number
             faulthandler.dump_traceback_later(self.args.hang_seconds, exit=True)
             if number == warm:
                 baseline = self.checkpoint()
+                if self.args.heaptrack:
+                    self.attach_heaptrack()
             self.one_action()
+            every = self.args.checkpoint_every
+            if every and number > warm and (number - warm) % every == 0:
+                self.checkpoint()
+                self.print_checkpoint(number)
             if self.args.trace:
                 print(f"{number} {self.last_action} {self.detail}", file=sys.stderr, flush=True)
             if self.args.progress and number and number % self.args.progress == 0:
@@ -839,7 +918,8 @@ class Soak:
     def report(self, baseline, final, seconds: float, warm: int) -> None:
         every = [ms for samples in self.latency.values() for ms in samples]
         print(f"soak: {self.args.actions} actions, seed {self.args.seed}, window {self.args.size[0]}x{self.args.size[1]}, "
-              f"platform {self.app.platformName()}, {seconds:.1f} s")
+              f"platform {self.app.platformName()}, {seconds:.1f} s (the tour before the actions: "
+              f"{getattr(self, 'tour_seconds', 0.0):.1f} s)")
         print(f"files opened: {', '.join(f'{name} x{count}' for name, count in sorted(self.opened.items())) or 'none'}")
         if self.skipped:
             print(f"files left out (large; --all-files opens them): {', '.join(p.name for p in self.skipped)}")
@@ -874,6 +954,9 @@ class Soak:
         self.print_object_diff()
         print(f"action_p50_ms={percentile(every, 50):.2f}")
         print(f"object_growth={final[1] - baseline[1]}")
+        if len(self.parts) >= 2:          # rss_growth_mb's two parts: private memory, pages of mapped files
+            print(f"private_growth_mb={self.parts[-1][0] - self.parts[0][0]:.1f}")
+            print(f"file_growth_mb={self.parts[-1][1] - self.parts[0][1]:.1f}")
         print(f"exceptions={len(self.exceptions)}")
         print(f"rss_growth_mb={final[0] - baseline[0]:.1f}")
         print(f"action_p95_ms={percentile(every, 95):.2f}")
@@ -899,9 +982,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="an action taking longer than this dumps every thread's stack and exits")
     parser.add_argument("--object-diff", action="store_true",
                         help="print the Python types, Qt objects and scene items that grew between the checkpoints")
+    parser.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+                        help="after the warm-up, also take a checkpoint every N actions and print its memory "
+                             "(is growth steady or a plateau?); it changes the actions that follow")
+    parser.add_argument("--idle-seconds", type=float, default=None,
+                        help="at each checkpoint, leave the window idle this long first (Qt's font cache frees "
+                             "unused font engines on a 10 s timer); 12 from 1,000 actions, 0 below (the test "
+                             "suite's short run checks exceptions, not memory)")
+    parser.add_argument("--heaptrack", metavar="FILE",
+                        help="attach heaptrack after the warm-up's checkpoint and end with os._exit after the report: "
+                             "its leaked bytes are what was allocated after the warm-up and is still held")
     parser.add_argument("--tracemalloc", type=int, default=0, metavar="FRAMES",
                         help="with --object-diff: trace allocations (FRAMES deep; slow) and print the growing lines")
     args = parser.parse_args(argv)
+    if args.idle_seconds is None:
+        args.idle_seconds = 12.0 if args.actions >= 1000 else 0.0
     if args.tracemalloc:
         import tracemalloc
         tracemalloc.start(args.tracemalloc)
@@ -909,7 +1004,13 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     home = private_folders()
     try:
-        return Soak(args, home).run()
+        code = Soak(args, home).run()
+        if args.heaptrack:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            shutil.rmtree(home, ignore_errors=True)
+            os._exit(code)
+        return code
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -45,19 +45,29 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("DataflowScene", text)
 
 
-@lru_cache(maxsize=4096)
-def _line_height(text: str, which: str) -> float:
+def _probe_font(which: str, families: tuple[str, ...]) -> QFont:
+    """The font `which` (QFont.toString) with its whole family list: toString keeps only the first
+    family, and without the Chinese fallback Han text was measured in another face (Noto Sans CJK
+    JP, not the SC the diagram draws), which Qt then opened and mapped beside it."""
     probe = QFont()
     probe.fromString(which)
+    if families:
+        probe.setFamilies(list(families))
+    return probe
+
+
+@lru_cache(maxsize=4096)
+def _line_height(text: str, which: str, families: tuple[str, ...] = ()) -> float:
     item = QGraphicsSimpleTextItem(text)
-    item.setFont(probe)
+    item.setFont(_probe_font(which, families))
     return item.boundingRect().height()
 
 
 def line_height(text: str, which: QFont) -> float:
     """How tall a line of `text` is drawn: Chinese falls back to a CJK font whose lines are taller
     than the Latin font's (24 against 19 px at 16 px), so boxes are measured on their own text."""
-    return max(_line_height(text, which.toString()), _line_height("Ag", which.toString()))
+    key, families = which.toString(), tuple(which.families())
+    return max(_line_height(text, key, families), _line_height("Ag", key, families))
 
 
 def font(pixels: float, bold: bool = False) -> QFont:

@@ -352,3 +352,58 @@ def test_a_plot_taken_out_of_its_layout_and_put_back_keeps_no_weakrefs(qtbot):
     assert Label.moved >= 1                          # the item still hears of its view's range
     del label
     plot.clear()
+
+
+def test_the_attention_view_makes_at_most_six_grid_slots_and_keeps_them(qtbot, session):
+    """Soak: +2 pyqtgraph PlotItems after the warm-up (+16 top-level widgets: each PlotItem's
+    parentless options menus and control panel; +90 widgets in all): the attention view makes a
+    grid slot the first time a block has that many heads to show (as many as fit: two at
+    1280×800), up to six, and keeps it. It is growth on first use, not a leak: the soak's tour now
+    sets 300 heads once in a window twice as large. The slots stop at six, and fewer heads, then
+    more again, reuse them."""
+    import gc
+
+    import pyqtgraph as pg
+
+    from app.explorer.plots.attention import MAX_HEADS_SHOWN, AttentionTab
+
+    def plot_items() -> int:
+        gc.collect()
+        return sum(isinstance(o, pg.PlotItem) for o in gc.get_objects())
+
+    tab = show(qtbot, AttentionTab(session), 900, 600)
+    assert session.set_config(n_heads=MAX_HEADS_SHOWN + 2)
+    tab.refresh()
+    slots = list(tab.slots)
+    assert len(slots) == MAX_HEADS_SHOWN
+    made = plot_items()
+    for heads in (1, 2, MAX_HEADS_SHOWN + 3, 5, MAX_HEADS_SHOWN + 1):
+        assert session.set_config(n_heads=heads)
+        tab.refresh()
+    assert tab.slots == slots
+    assert plot_items() == made
+    tab.close()
+
+
+def test_the_diagram_measures_chinese_in_the_face_it_draws_it_in(qapp):
+    """Soak (mapped font pages): each CJK font file was mapped twice from the start. The block
+    diagram measured its lines with a font rebuilt from QFont.toString(), which keeps only the
+    first family: Han text fell back to Noto Sans CJK JP while the diagram draws it in the SC face
+    of the application font's Chinese fallback, so Qt opened (and mapped) a second face of the
+    same file. The measuring font keeps the whole family list."""
+    from PySide6.QtGui import QFont, QTextLayout
+
+    from app.explorer import dataflow_style
+    from app.widgets.style import with_chinese_fallback
+
+    def faces(font: QFont) -> set[str]:
+        layout = QTextLayout("词元注意力", font)
+        layout.beginLayout()
+        layout.createLine()
+        layout.endLayout()
+        return {run.rawFont().familyName() for run in layout.glyphRuns()}
+
+    drawn = with_chinese_fallback(dataflow_style.font(16))
+    probe = dataflow_style._probe_font(drawn.toString(), tuple(drawn.families()))
+    assert faces(probe) == faces(drawn)
+    assert dataflow_style.line_height("词元", drawn) > 0
