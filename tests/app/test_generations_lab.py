@@ -381,6 +381,10 @@ def test_the_panel_follows_the_language(panel, qtbot):
         panel.compare.set_pair("original", "anchor")       # a Chinese list of hooks: 、 between them
         only_b = panel.compare.summary.text().split("只在 B 里：")[1]
         assert "、" in only_b and ", " not in only_b
+        panel.session.load(core.preset("divergence"))         # the lesson's own word for the up value
+        panel.set_focus("preset")
+        settle(lambda: panel.preset.current == "divergence")
+        assert "升维值在 ±7 之内" in panel.preset.changes.text() and "up" not in panel.preset.changes.text()
     finally:
         i18n.install("en")
     settle(lambda: panel.tabs.tabText(0) == "Table")
