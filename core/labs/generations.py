@@ -400,7 +400,7 @@ def generations() -> tuple[Generation, ...]:
                          "Gains become 1 + w (w starts at 0), ε = 1e-6; q and k each pass an RMSNorm; each "
                          "head's z is multiplied by a sigmoid gate.")),
         Generation("divergence", _text("2026 分歧：截断的 SwiGLU（上限 7）", "2026 divergence: clamped SwiGLU (limit 7)"),
-                   _text("锚点模型的块，SwiGLU 的门值 ≤ 7、up 值在 ±7 之内（gpt-oss 的做法）。",
+                   _text("锚点模型的块，SwiGLU 的门值 ≤ 7、升维值在 ±7 之内（gpt-oss 的做法）。",
                          "The anchor block with SwiGLU's gate ≤ 7 and its up values within ±7 (gpt-oss's way).")),
     )
 

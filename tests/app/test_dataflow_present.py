@@ -178,3 +178,21 @@ def test_r45_step_5_on_a_1024x768_projector(blocklab_open, language):
                    for text in view.node_item(hook).texts + view.node_item(hook).title_lines)
     assert [finding for finding in walk_window(window, "r45 step 5") if finding.area == "diagram"] == []
     window.presentation.leave()
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_r45_step_2_shows_the_mid_its_caption_starts_from(blocklab_open, language):
+    """"Start from u = (1.171, …) (mid in the diagram)": at 1024×768 the diagram framed only
+    x·W_in and ReLU, and mid was off its left edge. The step frames mid beside them."""
+    lab = blocklab_open(R45, language=language)
+    window = lab.window
+    window.resize(1024, 768)
+    window.presentation.enter(full_screen=False)
+    settle(lambda: window.menuBar().isHidden())
+    window.resize(1024, 768)
+    window.lessons.go(load_lesson(R45).step_index("b0"))
+    view = window.dataflow
+    settle(lambda: inside(view, view.node_rect("mlp.hook_post")))          # the step is framed
+    for hook in ("hook_resid_mid", "mlp.hook_pre", "mlp.hook_post"):
+        assert inside(view, view.node_rect(hook)), hook
+    window.presentation.leave()

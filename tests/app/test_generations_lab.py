@@ -149,6 +149,32 @@ def test_side_by_side_lists_the_common_hooks_and_their_difference(qtbot, session
     assert part.pair() == ("gpt2", "llama")
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_presenting_the_stacked_maps_token_labels_never_overlap(qtbot, session, language):
+    """On a 1024×768 projector the three maps stand one above the other beside the table, each
+    about 75 px for 5 token rows: the rows' labels (小明 把 苹果 给了 小王) were drawn one into
+    the next. As many as the map's height holds are drawn, one line apart, the first among them."""
+    from app import i18n
+    from app.explorer.plots.ticks import drawn_tick_texts
+    from app.labs.generations.compare import GenerationsComparePart
+    from app.widgets.appearance import appearance
+    i18n.install(language)
+    try:
+        appearance().set_presenting(True)
+        part = show(qtbot, GenerationsComparePart(session), 1020, 595)   # the lab's room at 1024×768
+        part.set_pair("original", "gpt2")
+        settle(lambda: all(drawn_tick_texts(plot.getAxis("left")) for plot in part.map_plots))
+        for plot in part.map_plots:
+            drawn = sorted(drawn_tick_texts(plot.getAxis("left")), key=lambda item: item[0].top())
+            assert len(drawn) >= 2 and drawn[0][1] == session.tokens[0], drawn
+            for (upper, _text), (lower, _next) in zip(drawn, drawn[1:]):
+                assert upper.bottom() <= lower.top() + 1, [(rect.getRect(), text) for rect, text in drawn]
+        part.resize(1020, 1400)                              # room for every row: every token labelled
+        settle(lambda: len(drawn_tick_texts(part.map_plots[0].getAxis("left"))) == len(session.tokens))
+    finally:
+        i18n.install("en")
+
+
 # --- the slow demonstrations -----------------------------------------------------------------------
 def test_the_worker_reports_progress_results_cancels_and_failures(qtbot, qapp):
     from app.widgets.worker import Worker
@@ -355,6 +381,10 @@ def test_the_panel_follows_the_language(panel, qtbot):
         panel.compare.set_pair("original", "anchor")       # a Chinese list of hooks: 、 between them
         only_b = panel.compare.summary.text().split("只在 B 里：")[1]
         assert "、" in only_b and ", " not in only_b
+        panel.session.load(core.preset("divergence"))         # the lesson's own word for the up value
+        panel.set_focus("preset")
+        settle(lambda: panel.preset.current == "divergence")
+        assert "升维值在 ±7 之内" in panel.preset.changes.text() and "up" not in panel.preset.changes.text()
     finally:
         i18n.install("en")
     settle(lambda: panel.tabs.tabText(0) == "Table")

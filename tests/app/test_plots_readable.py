@@ -163,6 +163,26 @@ def test_the_residual_legend_fits(qtbot, language):
         panel.close()
 
 
+def test_a_narrow_residual_plot_words_its_title_and_label_shorter(qtbot):
+    """Presenting R45 step 5 at 1024×768 in English, the plots get 330 × 300 px beside the block
+    options and the inspector: "Residual stream of token “u”" and "dimension of the stream (1…4)"
+    took two lines each and left the bars about 30 px. Shorter words keep one line each."""
+    from app.widgets.appearance import appearance
+    from core.formats.scenario import load_scenario
+    from tests.conftest import SCENARIOS
+    appearance().set_presenting(True)
+    panel = panel_on(qtbot, Session(load_scenario(SCENARIOS / "r45-ffn.json"), clock=FakeClock()), (330, 300))
+    texts = shown(qtbot, panel, "residual")
+    plot = panel.residual_tab.plot
+    assert plot.titleLabel.text == "Stream of “u”" and plot.getAxis("bottom").labelText == "dimension (1…4)"
+    assert plot.vb.height() >= 70
+    assert not overlaps(texts) and not cut_off(panel.residual_tab.graphics, texts)
+    panel.resize(700, 300)                                 # room enough: the full words
+    settle(lambda: plot.titleLabel.text == "Residual stream of token “u”")
+    assert plot.getAxis("bottom").labelText == "dimension of the stream (1…4)"
+    panel.close()
+
+
 @pytest.mark.parametrize("theme", ["light", "contrast", "dark"])
 def test_themes_set_the_background_and_keep_colour_blind_safe_maps(qtbot, theme):
     from app.explorer.plots import look

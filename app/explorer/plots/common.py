@@ -169,13 +169,18 @@ class PlotTab(QWidget):
         return (self.graphics.width() - reserved) / columns - left - 24
 
     def fit_title(self, plot: pg.PlotItem, text: str, columns: int = 1, colour: str | None = None,
-                  reserved: float = 0.0) -> None:
+                  reserved: float = 0.0, short: str = "") -> None:
+        """The title wrapped to the plot's width, or `short` (a shorter wording) where `text` would
+        need more than one line: a narrow plot's second line of title is taken from its data."""
         width = self.text_width(plot, columns, reserved)
-        look.set_title(plot, look.wrapped(text, look.font(look.TITLE_PX), width), colour)
+        text_font = look.font(look.TITLE_PX)
+        look.set_title(plot, look.wrapped(_one_line(text, short, text_font, width), text_font, width), colour)
 
-    def fit_label(self, plot: pg.PlotItem, text: str, columns: int = 1, reserved: float = 0.0) -> None:
+    def fit_label(self, plot: pg.PlotItem, text: str, columns: int = 1, reserved: float = 0.0,
+                  short: str = "") -> None:
+        """The bottom axis's label wrapped to the plot's width; `short` as for fit_title."""
         width = self.text_width(plot, columns, reserved)
-        look.set_axis_label(plot, "bottom", look.wrapped(text, look.font(), width))
+        look.set_axis_label(plot, "bottom", look.wrapped(_one_line(text, short, look.font(), width), look.font(), width))
 
     def settle_geometry(self) -> None:
         """Lay the figure out at the view's size again. A figure whose minimum size was larger
@@ -232,3 +237,8 @@ class PlotTab(QWidget):
 
     def forget(self) -> None:
         self._drawn = {}
+
+
+def _one_line(text: str, short: str, text_font, width: float) -> str:
+    """`text`, or `short` where `text` needs more than `width` pixels (and `width` is known)."""
+    return short if short and width > 0 and look.advance(text_font, text) > width else text

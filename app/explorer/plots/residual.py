@@ -214,9 +214,11 @@ class ResidualTab(PlotTab):
         plot = self.plot if mode == "bars" else self.heatmap.plot
         beside = 0.0 if mode == "bars" else colour_bar_width(self.colour_bar)
         token_name = i18n.labelled(self.session.tokens[token])             # English: 小明 (Xiaoming)
+        # a narrow plot (presenting beside the inspector) gives shorter words: a line of bars each
         self.fit_title(plot, self.tr("Residual stream of token “%1”").replace("%1", token_name),
-                       reserved=beside)
-        self.fit_label(plot, self.tr("dimension of the stream (1…%1)").replace("%1", str(width)), reserved=beside)
+                       reserved=beside, short=self.tr("Stream of “%1”").replace("%1", token_name))
+        self.fit_label(plot, self.tr("dimension of the stream (1…%1)").replace("%1", str(width)), reserved=beside,
+                       short=self.tr("dimension (1…%1)").replace("%1", str(width)))
 
     def resized(self) -> None:
         trace = self.session.trace

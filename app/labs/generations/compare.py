@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSignalBlocker, Signal
+from PySide6.QtCore import QEvent, QRectF, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (QAbstractItemView, QBoxLayout, QComboBox, QHBoxLayout, QHeaderView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app import i18n
-from app.labs.generations.common import (HEADING_PT, Part, PlotView, generation_name, generation_of, part_heading,
-                                         preset_trace)
+from app.labs.generations.common import (HEADING_PT, TICK_PT, Part, PlotView, generation_name, generation_of,
+                                         part_heading, preset_trace, sized_font)
 from app.labs.fonts import fit_table
 from app.widgets.appearance import appearance
 from app.widgets.style import DIVERGING_LUT, limit_for, text_colour_on, tint
@@ -98,6 +99,9 @@ class GenerationsComparePart(Part):
             plot.addItem(image)
             self.maps.append(image)
             self.map_plots.append(plot)
+            plot.vb.sigResized.connect(self._label_rows)
+            plot.vb.sigYRangeChanged.connect(self._label_rows)
+        self.row_names: list[list[str]] = [[], [], []]      # each map's row labels, before thinning
         self.map_note = self.label("genCompareMapNote", muted=True)
 
         # The table's room: the table inside is placed by hand (whole at the desk; in presentation
@@ -255,20 +259,20 @@ class GenerationsComparePart(Part):
         finite = np.concatenate([m[np.isfinite(m)] for m in shown if m is not None] or [np.zeros(1)])
         limit = limit_for(finite)
         tokens = self.session.tokens
-        for image, plot, matrix in zip(self.maps, self.map_plots, shown):
+        for index, (image, plot, matrix) in enumerate(zip(self.maps, self.map_plots, shown)):
             if matrix is None:
                 image.setImage(np.full((1, 1), np.nan), levels=(-limit, limit))
-                self.set_ticks(plot.getAxis("left"), [])
+                self.row_names[index] = []
                 self.set_ticks(plot.getAxis("bottom"), [])
                 continue
             image.setImage(np.where(np.isfinite(matrix), matrix, np.nan), levels=(-limit, limit))
             rows, columns = matrix.shape
-            row_names = list(tokens) if rows == len(tokens) else [str(i + 1) for i in range(rows)]
+            self.row_names[index] = list(tokens) if rows == len(tokens) else [str(i + 1) for i in range(rows)]
             column_names = list(tokens) if "pattern" in self.hook or "scores" in self.hook else \
                 [str(j + 1) for j in range(columns)]
-            self.set_ticks(plot.getAxis("left"), [(i + 0.5, name) for i, name in enumerate(row_names)])
             self.set_ticks(plot.getAxis("bottom"), [(j + 0.5, name) for j, name in enumerate(column_names)
                                                     if columns <= 16 or j % 4 == 0])
+        self._label_rows()
         a, b = self.pair()
         titles = (self.tr("A: %1").replace("%1", self._name(a)), self.tr("B: %1").replace("%1", self._name(b)),
                   self.tr("A − B"))
@@ -284,6 +288,20 @@ class GenerationsComparePart(Part):
             notes.append(self.tr("The shapes differ (%1 and %2): no difference to take.")
                          .replace("%1", _shape(found.shape_a)).replace("%2", _shape(found.shape_b)))
         self.map_note.setText(" ".join(note for note in notes if note))
+
+    def _label_rows(self, *_args) -> None:
+        """Each map's row labels, one text line apart at least: every row where the map is tall
+        enough, else every second (third …) row from the first. Presenting at 1024×768 the three
+        stacked maps give 5 tokens about 75 px: their labels were drawn one into the next."""
+        metrics = QFontMetricsF(sized_font(TICK_PT))
+        # a Chinese token drawn in the fallback font is taller than the Latin font's line
+        line = max(metrics.height(), metrics.boundingRect(QRectF(0, 0, 1000, 200), Qt.AlignmentFlag.AlignCenter,
+                                                          "国Ag").height())
+        for plot, names in zip(self.map_plots, self.row_names):
+            low, high = plot.vb.viewRange()[1]                 # rows, and the view's padding
+            row = plot.vb.height() / (high - low) if names and plot.vb.height() > 0 and high > low else line
+            step = max(1, int(np.ceil(line / row - 1e-9)))
+            self.set_ticks(plot.getAxis("left"), [(i + 0.5, names[i]) for i in range(0, len(names), step)])
 
     def _name(self, which: str) -> str:
         return self.tr("the explorer's block") if which == EXPLORER else generation_name(which)
