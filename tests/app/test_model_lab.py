@@ -676,7 +676,7 @@ def test_on_a_projector_the_snippets_show_whole_lines_and_say_how_many(qtbot, mo
     from app.widgets.worker import settle as settle_jobs
     monkeypatch.setattr(ModelLabState, "RANK_CHARS", 1024)
     appearance().set_presenting(True)
-    session, panel = open_panel(qtbot, DEFAULT_MODEL, "neurons", size=(1000, 520))
+    session, panel = open_panel(qtbot, DEFAULT_MODEL, "neurons", size=(1000, 580))
     state = panel.state
     assert settle_jobs(QApplication.instance())
     snippets = panel.findChild(object, "modelSnippets")
