@@ -102,6 +102,8 @@ def _switched_and_fresh(qtbot, path, step, start, end):
         window.resize(1280, 800)
         window.show()
         qtbot.waitExposed(window)
+        for _ in range(3):              # as a user first sees it: work queued for after the resize done
+            QApplication.processEvents()
         return window
 
     live_window = shown(start)
