@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, QSize, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSignalBlocker, Qt
 from PySide6.QtGui import QTextCursor, QTextLayout
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
@@ -18,9 +18,10 @@ from core.explain import Explanation, Step, explain
 from core.numbers import format_exact, format_short
 
 from app.explorer import finite_marks
-from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, OVERVIEW_ABOVE, ElidedLabel, NumberTable,
-                                 TensorOverview, changed_region, ink_on, show_overview, zoomed_font)
+from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLabel, NumberTable, TensorOverview,
+                                 changed_region, ink_on, show_overview, zoomed_font)
 from app.explorer.inspector_export import InspectorExport
+from app.explorer.inspector_standing import InspectorStanding
 from app.i18n import sentences
 from app.live_block import INPUTS, TARGETS
 from app.session import Change, Session
@@ -36,9 +37,7 @@ _DISPLAY, _BACKGROUND, _FOREGROUND, _ALIGNMENT, _TOOLTIP = (
 _RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
 _MARK = MARK_ROLE
 _VERTICAL = Qt.Orientation.Vertical
-_JOIN = "\u2060"  # word joiner: the range d1…d4 is never broken across lines
 _SHOWN = Change.TRACE | Change.SELECTION | Change.HIGHLIGHT
-QWIDGETSIZE_MAX = (1 << 24) - 1            # Qt's "no maximum"
 
 
 class HookTableModel(QAbstractTableModel):
@@ -420,10 +419,11 @@ class ExplanationText(QPlainTextEdit):
         return total + int(2 * margin) + 1 + 2 * self.frameWidth()
 
 
-class Inspector(InspectorExport, QWidget):
+class Inspector(InspectorExport, InspectorStanding, QWidget):
     """The selected hook: its name and meaning, a head picker for per-head hooks, the numbers
-    (with an overview picture when the slice is large), and the selected cell's computation.
-    Right-click the table to export the hook (CSV, .npy) or the equation (clipboard, text file)."""
+    (with an overview picture when the slice is large; a one-row slice too wide for it stands as
+    a column, InspectorStanding), and the selected cell's computation. Right-click the table to
+    export the hook (CSV, .npy) or the equation (clipboard, text file)."""
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -454,13 +454,6 @@ class Inspector(InspectorExport, QWidget):
         self.problem.setObjectName("inspectorProblem")
         self.problem.setWordWrap(True)
         self.problem.setVisible(False)
-        # A one-row slice whose columns do not fit stands up (HookTableModel.transposed): this line,
-        # beside it with the sentence, says it is the same row.
-        self.turned_note = QLabel()
-        self.turned_note.setObjectName("inspectorTurnedNote")
-        self.turned_note.setWordWrap(True)
-        self.turned_note.setVisible(False)
-        self._flat_labels = 0                    # px the row labels and frame take beside the columns, lying flat
 
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
@@ -469,11 +462,9 @@ class Inspector(InspectorExport, QWidget):
         numbers.setSpacing(4)
         numbers.addWidget(self.table, 1)
         numbers.addWidget(self.overview)
-        side = QVBoxLayout()                       # beside a standing table: the note and the sentence
-        side.addWidget(self.turned_note)
-        side.addStretch(1)
-        numbers.addLayout(side, 0)
-        self._side = side
+        # A one-row slice whose columns do not fit stands up: beside it, a note that says it is the
+        # same row, and the sentence (InspectorStanding)
+        numbers.addLayout(self._standing_side(), 0)
         self._numbers = numbers
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -615,126 +606,6 @@ class Inspector(InspectorExport, QWidget):
         self._show_window()
         self._explain()
 
-    # --- a row too wide: standing ----------------------------------------------------------------
-    def _can_stand(self) -> bool:
-        """A slice of one row and 2 … OVERVIEW_ABOVE columns may be shown standing."""
-        rows, columns = self.model.array.shape if self.model.array.ndim == 2 else (0, 0)
-        return rows == 1 and 1 < columns <= OVERVIEW_ABOVE
-
-    def _measure_flat(self) -> None:
-        """The px the table lying flat needs beside its columns (row label, frame), measured while it lies flat."""
-        if not self.model.transposed:
-            self._flat_labels = self.table.content_width() - self.model.columnCount() * self.table.cell_size().width()
-
-    def _flat_width(self) -> int:
-        """The width the one-row slice needs lying flat: every column whole."""
-        return self._flat_labels + self.model.array.shape[1] * self.table.cell_size().width()
-
-    def _stands_at(self, inner: int) -> bool:
-        """Whether the slice stands at an inspector width of `inner` px inside its margins: its
-        columns lying flat would not fit there (the learner would have to scroll sideways)."""
-        return self._can_stand() and self._flat_width() > inner
-
-    def _inner_width(self, width: int) -> int:
-        margins = self.layout().contentsMargins()
-        return max(width - margins.left() - margins.right(), 40)
-
-    def _stand_if_narrow(self) -> None:
-        """Stand the one-row slice up (or lay it flat again) for the inspector's present width."""
-        self._set_standing(self._stands_at(self._inner_width(self.width())))
-
-    _standing = False                        # the table stands: the note and the sentence beside it
-
-    def _set_standing(self, stand: bool) -> None:
-        """The model turned (or not) and the panel laid out for it. (A new slice's reset lays the
-        model flat: the panel follows here.)"""
-        if stand == self.model.transposed == self._standing:
-            return
-        self._standing = stand
-        current = self.table.currentIndex()
-        cell = self.model.cell_of(current) if current.isValid() else None
-        refreshing, self._refreshing = self._refreshing, True
-        try:
-            self.model.set_transposed(stand)
-            self.table.fit_columns(self.model.extremes(), force=True)     # other labels: measured again
-            self._measure_flat()
-            self._fit_standing_width()
-            if cell is not None:
-                self.table.setCurrentIndex(self.model.index_of(*cell))
-        finally:
-            self._refreshing = refreshing
-        # the sentence goes beside the standing table, under the note; back under it lying flat
-        layout = self.layout()
-        if stand and self._side.indexOf(self.sentence) < 0:
-            layout.removeWidget(self.sentence)
-            self._side.insertWidget(1, self.sentence)
-        elif not stand and self._side.indexOf(self.sentence) >= 0:
-            self._side.removeWidget(self.sentence)
-            layout.insertWidget(layout.indexOf(self.explanation), self.sentence)
-        self._numbers.setStretchFactor(self.table, 0 if stand else 1)
-        self._numbers.setStretchFactor(self._side, 1 if stand else 0)
-        self._word_note()
-        self.turned_note.setVisible(stand)
-        self._share_height()
-
-    def _fit_standing_width(self) -> None:
-        """Standing, the table is as wide as its one column (and a scroll bar for rows past
-        FIT_ROWS), after an edit that widened it too; lying flat, as wide as its layout makes it."""
-        table = self.table
-        if self._standing:
-            least = most = table.content_width() + (table.verticalScrollBar().sizeHint().width()
-                                                    if self.model.rowCount() > FIT_ROWS else 0)
-        else:
-            least, most = 0, QWIDGETSIZE_MAX
-        if (table.minimumWidth(), table.maximumWidth()) != (least, most):
-            table.setMinimumWidth(least)
-            table.setMaximumWidth(most)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        """As the layout would have it, but a standing row still asks for the width that shows it
-        lying flat (as NumberTable.sizeHint, up to 640 px at 100 %): a panel given its size hint
-        shows every column."""
-        hint = super().sizeHint()
-        if self.model.transposed:
-            margins = self.layout().contentsMargins()
-            hint.setWidth(max(hint.width(), min(self._flat_width(), appearance().pixels(640))
-                              + margins.left() + margins.right()))
-        return hint
-
-    def _word_note(self) -> None:
-        model = self.model
-        if not model.transposed:
-            return
-        rows = model.rowCount()
-        self.turned_note.setText(self.tr("Row %1, shown as a column: %2…%3 run down.")
-                                 .replace("%1", str(model.headerData(0, Qt.Orientation.Horizontal)))
-                                 .replace("%2", str(model.headerData(0, _VERTICAL)) + _JOIN)
-                                 .replace("%3", _JOIN + str(model.headerData(rows - 1, _VERTICAL))))
-
-    def _numbers_height(self, inner: int) -> int:
-        """The px of height the table (and beside a standing one, the note and the sentence) take
-        at `inner` px of width: a lesson's whole tensor, up to FIT_ROWS rows."""
-        table = self.table
-        if self._can_stand() and self._stands_at(inner):
-            columns = self.model.array.shape[1]
-            rows = columns if columns <= FIT_ROWS else FIT_ROWS // 2
-            standing = table.content_height(rows, 1 << 20)      # one column: never a scroll bar across
-            if self.model.transposed:
-                table_width = table.content_width()
-            else:                                  # not standing yet: its labels' width estimated
-                label = f"{self.model.column_prefix}{columns}"
-                table_width = (table.cell_size().width() + table.fontMetrics().horizontalAdvance(label)
-                               + appearance().pixels(12) + 2 * table.frameWidth())
-            room = max(inner - table_width - self._numbers.spacing(), 40)
-            # (the note is worded once it stands: two lines until then)
-            note = (self.turned_note.heightForWidth(room) if self.model.transposed
-                    else 2 * self.sentence.fontMetrics().lineSpacing())
-            beside = note + max(self._side.spacing(), 0) + self.sentence.heightForWidth(room)
-            return max(standing, beside)
-        rows = self.model.rowCount()
-        beside = (self._numbers.spacing() + self.overview.sizeHint().width()) if self.overview.isVisibleTo(self) else 0
-        table_height = table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2, inner - beside)
-        return table_height + max(self.layout().spacing(), 0) + self.sentence.heightForWidth(inner)
 
     def _show_overview(self, shown: np.ndarray, region) -> None:
         wanted = show_overview(shown.shape)
@@ -807,6 +678,10 @@ class Inspector(InspectorExport, QWidget):
         return "\n".join(lines)
 
     # --- size, zoom, language ------------------------------------------------------------------
+    def _inner_width(self, width: int) -> int:
+        margins = self.layout().contentsMargins()
+        return max(width - margins.left() - margins.right(), 40)
+
     def restyle(self) -> None:
         """Fonts for the current interface zoom (the table's follow appearance() themselves)."""
         self._set_standing(False)                # lying flat to be measured at the new size
