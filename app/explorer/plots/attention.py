@@ -16,25 +16,24 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, QTimer
-from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from app import i18n
 from app.explorer.plots import look
+from app.explorer.plots.attention_gloss import AttentionGloss
+from app.explorer.plots.attention_grid import MAX_HEADS_SHOWN, AttentionGrid
 from app.explorer.plots.common import FigureView, HoverTip, PlotTab, cell_texts, message_label
-from app.explorer.plots.grid import Arrangement, Room, arrange
-from app.explorer.plots.heatmap import CELL_PADDING, MAX_NUMBERED_CELLS, Heatmap, colour_bar_width, equal_maps
-from app.explorer.plots.ticks import label_gap, nice_step
+from app.explorer.plots.grid import Arrangement
+from app.explorer.plots.heatmap import Heatmap, colour_bar_width, equal_maps
 from core.numbers import format_number
 
-MAX_HEADS_SHOWN = 6          # grid slots: never more heads on screen at once
-GLOSSARY_LINES = 2           # the glossary under the maps wraps to at most this many lines
-NUMBERS_FIRST_TOKENS = 8     # up to this many tokens, fewer heads with numbers beat more without
 PATTERN_HOOKS = ("attn.hook_pattern", "attn.hook_attn_scores")
 
 
-class AttentionTab(PlotTab):
-    """attn.hook_pattern per head; the masked cells (score −∞) read "—"."""
+class AttentionTab(AttentionGrid, AttentionGloss, PlotTab):
+    """attn.hook_pattern per head; the masked cells (score −∞) read "—". The grid's choice is
+    AttentionGrid's (attention_grid.py), the English glossary's place AttentionGloss's
+    (attention_gloss.py)."""
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(session, "plotsAttentionTab", parent)
@@ -166,28 +165,6 @@ class AttentionTab(PlotTab):
         look.fit_colour_bar(self.bar)
         self._gloss_tokens()
 
-    def _gloss_tokens(self) -> None:
-        """The glossary line's text: in English when a token has a gloss (whether it has room
-        is _arrange's choice)."""
-        text = i18n.glossary(self.session.tokens) if "attn.hook_pattern" in self.session.trace else ""
-        if self.glossary.text() != text:
-            self.glossary.setText(text)
-            self.arrangement = None                   # its room is chosen again
-        if not text:
-            self._set_row(self.glossary, False)
-
-    def _glossary_height(self) -> tuple[int, int]:
-        """The height the glossary takes at the tab's width, and its number of lines; (0, 0) when
-        there is nothing to gloss or it would take more than GLOSSARY_LINES lines (a narrow tab:
-        it would take the maps' room)."""
-        if not self.glossary.text() or self.width() <= 0:
-            return 0, 0
-        height = self.glossary.heightForWidth(self.width())
-        margins = self.glossary.contentsMargins()
-        line = QFontMetricsF(self.glossary.font()).height()
-        lines = max(1, round((height - margins.top() - margins.bottom()) / line))
-        return (height, lines) if lines <= GLOSSARY_LINES else (0, 0)
-
     def restyle(self) -> None:
         super().restyle()
         for widget in (self.head_label, self.head_picker, self.page_label, self.off_label, self.glossary):
@@ -220,178 +197,6 @@ class AttentionTab(PlotTab):
         wanted, self._rows_wanted = self._rows_wanted, {}
         for widget, shown in wanted.items():
             widget.setVisible(shown)
-
-    def _room(self, tokens: tuple[str, ...], height: float, with_bar: bool = True,
-              row_labels: tuple[str, ...] | None = None) -> Room:
-        text_font = look.font()
-        line = look.line_height(text_font)
-        widest = max((look.advance(text_font, t) for t in row_labels or tokens), default=0.0)
-        return Room(width=self.graphics.width(), height=height,
-                    left_axis=widest + look.TICK_LENGTH + 9 + line + 2,
-                    bottom_axis=2 * line + look.TICK_LENGTH + 9,
-                    title=look.line_height(look.font(look.TITLE_PX)) + 8,
-                    bar=colour_bar_width(self.bar) if with_bar else 0.0, spacing=8)
-
-    def _title_width(self, heads: int) -> float:
-        """The narrowest map whose texts fit across it: the bottom axis's title and a head's title."""
-        texts = [look.advance(look.font(), self.tr("key (column)")) + 8,
-                 look.advance(look.font(look.TITLE_PX), self.tr("head %1").replace("%1", str(heads))) + 8]
-        return max(texts)
-
-    def _number_size(self, tokens: int) -> tuple[float, float] | None:
-        """What a cell needs for its number, when numbers should decide the grid (few tokens);
-        with more tokens the grid is chosen for the maps, and numbers show if they happen to fit."""
-        if tokens > NUMBERS_FIRST_TOKENS or tokens * tokens > MAX_NUMBERED_CELLS:
-            return None
-        metrics = QFontMetricsF(look.font())
-        return metrics.horizontalAdvance("0.00") + CELL_PADDING, metrics.height() + CELL_PADDING
-
-    def _labelled(self, arrangement: Arrangement, tokens: tuple[str, ...]) -> tuple[int, int]:
-        """How many keys' and queries' labels a map of this grid shows (CellLabels' thinning; a
-        key's label reaching past the map's edge is not drawn)."""
-        count = len(tokens)
-        if count == 0:
-            return 0, 0
-        cell_width, cell_height = arrangement.cell(count, count)
-        text_font = look.font()
-        widths = [look.advance(text_font, token) for token in tokens]
-        step = nice_step((max(widths) + label_gap(text_font)) / max(cell_width, 1e-9))
-        keys = sum(1 for i in range(0, count, step)
-                   if (i + 0.5) * cell_width - widths[i] / 2 >= -1 and (i + 0.5) * cell_width + widths[i] / 2
-                   <= arrangement.map_width + 1)
-        queries = len(range(0, count, nice_step(self.slots[0].rows.needed_pixels() / max(cell_height, 1e-9))))
-        return keys, queries
-
-    def _legible(self, arrangement: Arrangement, tokens: tuple[str, ...]) -> bool:
-        """A key's label at least every other key, and a query's at least every other row (or
-        the only map there can be)."""
-        keys, queries = self._labelled(arrangement, tokens)
-        half = math.ceil(len(tokens) / 2)
-        return keys >= min(half, 2) and queries >= half
-
-    def _arrange(self, heads: int, tokens: tuple[str, ...]) -> bool:
-        """Choose the grid for the room there is now (and whether the colour bar has room); True
-        if it changed. When the cells can hold their numbers only without the colour bar, the
-        numbers win: they say exactly what the colours say roughly."""
-        with_bar = True
-        form, row_labels = "", tuple(tokens)
-        if self.graphics.width() <= 0 or self.graphics.height() <= 0:
-            arrangement = Arrangement(1, min(heads, 2), min(heads, 2), 0, 0, False)
-        else:
-            # The room with the picker's row counted in, then without it if the picker is needed:
-            # the grid depends on the tab's height, never on whether the picker was shown before.
-            picker = self.picker_bar.sizeHint().height()
-            total = self.height()          # the figure's, the picker's and the glossary's
-            glossary, glossary_lines = self._glossary_height()
-            numbers = self._number_size(len(tokens))
-            matrix = (len(tokens), len(tokens))
-
-            # a map narrower than its axis title or its head title would push the figure (and the
-            # colour bar's label) past the view's right edge
-            narrowest = self._title_width(heads)
-
-            def best(total: float, bar: bool, rows: tuple[str, ...] | None, most: int = MAX_HEADS_SHOWN
-                     ) -> Arrangement:
-                found = arrange(self._room(tokens, total, bar, rows), heads, matrix, numbers, most=most,
-                                min_map_width=narrowest)
-                if found.shown < heads:
-                    # less room never shows more maps (a squeezed grid of all heads would need no
-                    # picker, yet was chosen with the picker's row taken away)
-                    found = arrange(self._room(tokens, total - picker, bar, rows), heads, matrix, numbers,
-                                    most=found.shown, min_map_width=narrowest)
-                return found
-
-            def chosen(total: float, rows: tuple[str, ...] | None, bar: bool) -> tuple[Arrangement, bool]:
-                if not bar:
-                    return best(total, False, rows), False
-                arrangement = best(total, True, rows)
-                if numbers is not None and not arrangement.numbers:
-                    without = best(total, False, rows)
-                    if without.numbers:
-                        return without, False
-                return arrangement, True
-
-            def choose(total: float, rows: tuple[str, ...] | None = None, bar: bool = True
-                       ) -> tuple[Arrangement, bool]:
-                found, found_bar = chosen(total, rows, bar)
-                if self._legible(found, tokens):
-                    return found, found_bar
-                # Maps too small for their labels (a narrow tab: R45 step 9 at 1024×768 stacked two
-                # heads 50 px tall, without a key's label): fewer heads, the picker reaching the
-                # others; then the colour bar's width given to the keys' labels (the hover says
-                # the value); else whatever labels the most.
-                options = [(best(total, with_bar, rows, most), with_bar) for with_bar in ((True, False) if bar else (False,))
-                           for most in range(found.shown - (with_bar == found_bar), 0, -1)]
-                for option, option_bar in options:
-                    if self._legible(option, tokens):
-                        return option, option_bar
-                return max([(found, found_bar), *options], key=lambda o: self._labelled(o[0], tokens))
-
-            arrangement, with_bar = choose(total)
-            if self.glossary.text():
-                form, arrangement, with_bar, row_labels = self._gloss_form(
-                    tokens, arrangement, with_bar, choose, total, glossary, glossary_lines)
-            self._set_row(self.glossary, form == "line")
-        selected = min(self.session.selected_head, heads - 1)
-        first = (selected // arrangement.shown) * arrangement.shown
-        changed = (self.arrangement is None or (arrangement.rows, arrangement.columns, arrangement.shown) !=
-                   (self.arrangement.rows, self.arrangement.columns, self.arrangement.shown)
-                   or first != self.first or with_bar != self.with_bar
-                   or (form, row_labels) != (self.gloss_form, self.row_labels))
-        self.arrangement, self.first, self.with_bar = arrangement, first, with_bar
-        self.gloss_form, self.row_labels = form, row_labels
-        return changed
-
-    def _gloss_form(self, tokens, plain: Arrangement, plain_bar: bool, choose, total: float, glossary: int,
-                    glossary_lines: int) -> tuple[str, Arrangement, bool, tuple[str, ...]]:
-        """Where English glosses the tokens, given the grid without a gloss (`plain`): (form,
-        arrangement, with the colour bar, the query ticks' labels). A gloss never costs a map,
-        a cell's number, a query's label (the line takes height) or a key's label (glossed
-        ticks take width). Preferred: the line under the maps on one line; then the glossed
-        query ticks (only those the rows' height labels: the others' width is not taken), the
-        colour bar's width given to them if the cells show their numbers; then the line on
-        two lines; else the hover text only."""
-        count = len(tokens)
-        plain_labels = tuple(tokens)
-        row_label = self.slots[0].rows.needed_pixels()               # what a query's tick needs
-        text_font = look.font()
-        key_label = max((look.advance(text_font, t) for t in tokens), default=0.0) + label_gap(text_font)
-        plain_width, plain_height = plain.cell(count, count)
-
-        def keeps(found: Arrangement) -> bool:
-            return found.shown >= plain.shown and found.numbers >= plain.numbers
-
-        if glossary:
-            line, line_bar = choose(total - glossary)
-            line_keeps = keeps(line) and line.cell(count, count)[1] >= row_label
-            if line_keeps and glossary_lines == 1:
-                return "line", line, line_bar, plain_labels
-        # every query's tick glossed; else those labelled at the plain grid's rows' height (the
-        # others stay the bare tokens, which the axis does not draw, and take no width)
-        step = nice_step(row_label / plain_height) if plain_height > 0 else 1
-
-        plain_keys = self._labelled(plain, tokens)[0]
-
-        def rows_keep(found: Arrangement, bar: bool) -> bool:
-            width, height = found.cell(count, count)
-            return (keeps(found) and nice_step(row_label / max(height, 1e-9)) <= step
-                    and nice_step(key_label / max(width, 1e-9)) <= nice_step(key_label / max(plain_width, 1e-9))
-                    and self._labelled(found, tokens)[0] >= plain_keys       # the keys' labels drawn
-                    and (bar or not plain_bar or plain.numbers))             # the bar only for numbers
-
-        for every in sorted({1, step}):
-            labels = tuple(i18n.glossed(t) if i % every == 0 else t for i, t in enumerate(tokens))
-            rows, rows_bar = choose(total, labels)
-            if rows_keep(rows, rows_bar):
-                return "rows", rows, rows_bar, labels
-            if rows_bar and plain.numbers:
-                # the numbers say what the colour bar says: its width may go to the glossed ticks
-                rows, rows_bar = choose(total, labels, bar=False)
-                if rows_keep(rows, rows_bar):
-                    return "rows", rows, rows_bar, labels
-        if glossary and line_keeps:
-            return "line", line, line_bar, plain_labels
-        return "", plain, plain_bar, plain_labels
 
     def _place(self, heads: int, tokens: tuple[str, ...]) -> None:
         """Put the first `shown` slots into the grid, labels on the outer maps only."""
@@ -492,6 +297,12 @@ class AttentionTab(PlotTab):
         def texts(values: np.ndarray) -> list[str]:
             return ["—" if m else text for text, m in zip(cell_texts(values), masked.ravel())]
         return texts
+
+    def _title_width(self, heads: int) -> float:
+        """The narrowest map whose texts fit across it: the bottom axis's title and a head's title."""
+        texts = [look.advance(look.font(), self.tr("key (column)")) + 8,
+                 look.advance(look.font(look.TITLE_PX), self.tr("head %1").replace("%1", str(heads))) + 8]
+        return max(texts)
 
     def _titles(self, heads: int) -> None:
         selected = min(self.session.selected_head, heads - 1)
