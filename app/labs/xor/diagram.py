@@ -212,8 +212,11 @@ class XorDiagram(QWidget):
         if not (inside[0].intersects(inside[1]) or inside[0].intersects(QRectF(writes[1]))
                 or inside[1].intersects(QRectF(writes[0]))):
             return inside
-        return [QRectF(writes[0].left(), writes[0].top() - 24 * k, writes[0].width(), 20 * k),
-                QRectF(writes[1].left(), writes[1].bottom() + 4 * k, writes[1].width(), 20 * k)]
+        # as wide as the text: under neuron 2's spin the b_out spin begins near its right end
+        metrics = QFontMetricsF(scaled_font(11, bold=True))
+        widths = [min(float(writes[j].width()), metrics.horizontalAdvance(self.contributions[j]) + 4) for j in range(2)]
+        return [QRectF(QRectF(writes[0]).center().x() - widths[0] / 2, writes[0].top() - 24 * k, widths[0], 20 * k),
+                QRectF(QRectF(writes[1]).center().x() - widths[1] / 2, writes[1].bottom() + 4 * k, widths[1], 20 * k)]
 
     def _edge_pen(self, value: float) -> QPen:
         colour = POSITIVE_EDGE if value > 0 else NEGATIVE_EDGE if value < 0 else QColor("#bbbbbb")
