@@ -1,11 +1,14 @@
 """Issue 13: an edit in the C4 two-neuron lab repaints the drawing, not the eight weight spin
 boxes whose values did not change — and the screen still shows what a fresh paint shows."""
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication, QDoubleSpinBox, QWidget
+import pytest
+from PySide6.QtCore import QEvent, QObject, QRectF
+from PySide6.QtGui import QFontMetricsF, QImage
+from PySide6.QtWidgets import QApplication, QDoubleSpinBox, QScrollArea, QWidget
 
 from app.labs.xor import XorLabPanel
+from app.labs.xor.diagram import scaled_font
 from app.session import Session
+from app.widgets.appearance import appearance
 from core.formats.scenario import load_scenario
 from tests.conftest import SCENARIOS
 
@@ -60,3 +63,42 @@ def test_an_edit_repaints_the_diagram_and_the_edited_spin_only(qtbot):
     settle()
     assert "xorDiagram" in paints.painted
     assert {name for name in paints.painted if name != "xorDiagram"} == {"xorB_out"}
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_at_150_percent_on_a_projector_the_contributions_and_headers_stay_apart_and_whole(qtbot, language):
+    """A teacher's 1024×768 at 150 % zoom, presenting: the drawing is at its least height and
+    scrolls. The neurons' contributions ("+1", "0") were painted on top of each other between the
+    write-back spins, and "read p, n: W_in, b_in" was clipped at both ends ("卖 p、n")."""
+    from app import i18n
+    i18n.install(language)
+    appearance().set_zoom(1.5)
+    appearance().set_presenting(True)
+    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    panel = XorLabPanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(1010, 400)                     # the lab's share of a 1024×768 window
+    panel.set_focus("ffn")
+    panel.show()
+    qtbot.waitExposed(panel)
+    settle()
+    diagram = panel.part("ffn").diagram
+    assert diagram.height() == diagram.minimumHeight()          # squeezed as far as it goes
+    assert diagram.contributions == ["+1", "0"]
+    spins = [QRectF(spin.geometry()) for spin in diagram.spins.values()]
+    first, second = diagram.contribution_rects()
+    assert not first.intersects(second)
+    for rect in (first, second):
+        assert QRectF(diagram.rect()).contains(rect)
+        assert not [spin for spin in spins if spin.intersects(rect)]
+    # every header whole (its rect as wide as its text) and inside what the scroll area shows
+    view = panel.findChild(QScrollArea, "xorScroll_ffn").viewport()
+    metrics = QFontMetricsF(scaled_font(10))
+    texts = []
+    for rect, header in zip(diagram.header_rects(), diagram.headers):
+        width = metrics.horizontalAdvance(header)
+        assert rect.width() >= width, header
+        shown = QRectF(diagram.mapTo(view, rect.topLeft().toPoint()), rect.size())
+        assert shown.left() >= 0 and shown.right() <= view.width(), header
+        texts.append((rect.center().x() - width / 2, rect.center().x() + width / 2))
+    assert all(left_end < right_start for (_, left_end), (right_start, _) in zip(texts, texts[1:]))

@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen, QRegion
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QRegion
 from PySide6.QtWidgets import QWidget
 
 from app.labs.xor.common import DIAGRAM_DECIMALS, TEXT_PT, trimmed
@@ -179,6 +179,45 @@ class XorDiagram(QWidget):
         b_out.move(int(g["sum"].center().x() - b_out.width() / 2 + 34 * k), int(g["sum"].bottom() + 14 * k))
         self.update()
 
+    def header_rects(self) -> list[QRectF]:
+        """Where the column headers are painted: each centred over its column, as wide as its
+        text where the column is narrower (at 150 % "read p, n: W_in, b_in" is wider than the
+        gap between p and the neurons, and the text was clipped at both ends), and shifted inside
+        the drawing's left and right edges."""
+        g = self._geometry
+        k = appearance().scale
+        metrics = QFontMetricsF(scaled_font(10))
+        spans = [(g["p"].right(), g["neuron0"].left()), (g["neuron0"].left(), g["neuron0"].right()),
+                 (g["neuron0"].right(), g["sum"].left()), (g["sum"].left() - 30, self.width())]
+        rects = []
+        for (left, right), text in zip(spans, self.headers):
+            needed = metrics.horizontalAdvance(text) + 4
+            if needed > right - left:
+                middle = (left + right) / 2
+                left, right = middle - needed / 2, middle + needed / 2
+                shift = max(0.0, -left) - max(0.0, right - self.width())
+                left, right = left + shift, right + shift
+            rects.append(QRectF(left, 2, right - left, 24 * k))
+        return rects
+
+    def contribution_rects(self) -> list[QRectF]:
+        """Where each neuron's contribution to Σ is painted: between the two write-back spins
+        (neuron 1's below its spin, neuron 2's above its own), or, when the drawing is too short
+        for both there (150 % on a 1024×768 screen: "+1" was painted over "0"), each on the far
+        side of its spin, away from the other."""
+        k = appearance().scale
+        writes = [self.spins[("W_out", (j, 0))].geometry() for j in range(2)]       # QRects: bottom() is the last row
+        inside = [QRectF(writes[0].left(), writes[0].bottom() + 4 * k, writes[0].width(), 20 * k),
+                  QRectF(writes[1].left(), writes[1].top() - 22 * k, writes[1].width(), 20 * k)]
+        if not (inside[0].intersects(inside[1]) or inside[0].intersects(QRectF(writes[1]))
+                or inside[1].intersects(QRectF(writes[0]))):
+            return inside
+        # as wide as the text: under neuron 2's spin the b_out spin begins near its right end
+        metrics = QFontMetricsF(scaled_font(11, bold=True))
+        widths = [min(float(writes[j].width()), metrics.horizontalAdvance(self.contributions[j]) + 4) for j in range(2)]
+        return [QRectF(QRectF(writes[0]).center().x() - widths[0] / 2, writes[0].top() - 24 * k, widths[0], 20 * k),
+                QRectF(QRectF(writes[1]).center().x() - widths[1] / 2, writes[1].bottom() + 4 * k, widths[1], 20 * k)]
+
     def _edge_pen(self, value: float) -> QPen:
         colour = POSITIVE_EDGE if value > 0 else NEGATIVE_EDGE if value < 0 else QColor("#bbbbbb")
         pen = QPen(colour, 1.5 + 1.5 * min(abs(value), 2.0))
@@ -196,10 +235,8 @@ class XorDiagram(QWidget):
         # header captions over the columns
         painter.setFont(scaled_font(10))
         painter.setPen(QColor("#555555"))
-        spans = [(g["p"].right(), g["neuron0"].left()), (g["neuron0"].left(), g["neuron0"].right()),
-                 (g["neuron0"].right(), g["sum"].left()), (g["sum"].left() - 30, self.width())]
-        for (left, right), text in zip(spans, self.headers):
-            painter.drawText(QRectF(left, 2, right - left, 24 * k), Qt.AlignmentFlag.AlignCenter, text)
+        for rect, text in zip(self.header_rects(), self.headers):
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
         # read edges: feature → spin → neuron
         for j in range(2):
             neuron = g[f"neuron{j}"]
@@ -222,11 +259,10 @@ class XorDiagram(QWidget):
             radius = g["sum"].width() / 2 * 0.7071            # enter Σ at its upper-left / lower-left
             end = QPointF(g["sum"].center().x() - radius, g["sum"].center().y() + (radius if j else -radius))
             painter.drawLine(QPointF(write.right(), write.center().y()), end)
-            painter.setPen(QColor("#222222"))
-            painter.setFont(scaled_font(11, bold=True))
-            label_y = write.bottom() + 4 * k if j == 0 else write.top() - 22 * k
-            painter.drawText(QRectF(write.left(), label_y, write.width(), 20 * k), Qt.AlignmentFlag.AlignCenter,
-                             self.contributions[j])
+        painter.setPen(QColor("#222222"))
+        painter.setFont(scaled_font(11, bold=True))
+        for j, rect in enumerate(self.contribution_rects()):
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.contributions[j])
         b_out = self.spins[("b_out", (0,))].geometry()
         painter.setPen(self._edge_pen(self.edges.get(("b_out", (0,)), 0.0)))
         painter.drawLine(QPointF(g["sum"].center().x(), g["sum"].bottom()), QPointF(g["sum"].center().x(), b_out.top()))
