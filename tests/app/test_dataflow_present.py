@@ -162,13 +162,7 @@ def test_r45_step_5_on_a_1024x768_projector(blocklab_open, language):
     small, cut or overlapping (the readability walk's measure)."""
     from tests.app.readability import walk_window
 
-    lab = blocklab_open(R45, language=language)
-    window = lab.window
-    window.resize(1024, 768)
-    window.presentation.enter(full_screen=False)
-    settle(lambda: window.menuBar().isHidden())
-    window.resize(1024, 768)
-    window.lessons.go(load_lesson(R45).step_index("relu-residual"))
+    window = _r45_presenting_at_1024x768(blocklab_open, language, "relu-residual")
     view = window.dataflow
     settle(lambda: view.flow.layout.compact is not None)
     scale = view.transform().m11()
@@ -184,15 +178,20 @@ def test_r45_step_5_on_a_1024x768_projector(blocklab_open, language):
 def test_r45_step_2_shows_the_mid_its_caption_starts_from(blocklab_open, language):
     """"Start from u = (1.171, …) (mid in the diagram)": at 1024×768 the diagram framed only
     x·W_in and ReLU, and mid was off its left edge. The step frames mid beside them."""
-    lab = blocklab_open(R45, language=language)
-    window = lab.window
-    window.resize(1024, 768)
-    window.presentation.enter(full_screen=False)
-    settle(lambda: window.menuBar().isHidden())
-    window.resize(1024, 768)
-    window.lessons.go(load_lesson(R45).step_index("b0"))
+    window = _r45_presenting_at_1024x768(blocklab_open, language, "b0")
     view = window.dataflow
     settle(lambda: inside(view, view.node_rect("mlp.hook_post")))          # the step is framed
     for hook in ("hook_resid_mid", "mlp.hook_pre", "mlp.hook_post"):
         assert inside(view, view.node_rect(hook)), hook
     window.presentation.leave()
+
+
+def _r45_presenting_at_1024x768(blocklab_open, language, step_id):
+    """The real window presenting R45 at a projector's 1024×768, at the step `step_id`."""
+    window = blocklab_open(R45, language=language).window
+    window.resize(1024, 768)
+    window.presentation.enter(full_screen=False)
+    settle(lambda: window.menuBar().isHidden())
+    window.resize(1024, 768)
+    window.lessons.go(load_lesson(R45).step_index(step_id))
+    return window

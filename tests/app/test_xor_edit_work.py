@@ -3,31 +3,17 @@ only the columns whose texts changed, the neuron maps keep their sentence points
 editor does not fit its cell row again for the cell it already shows — and what the learner sees
 stays what a full refresh shows."""
 import numpy as np
-import pytest
 from PySide6.QtWidgets import QApplication, QDoubleSpinBox, QTableWidget
 
 from app.explorer.weights_editor import WeightEditor
-from app.labs.xor import XorLabPanel
 from app.labs.xor.neurons import MAP_POINTS
 from app.labs.xor.table import XorTable
-from app.session import Session
-from core.formats.scenario import load_scenario
 from core.labs import xor as lab
-from tests.conftest import SCENARIOS
+from tests.app.test_xor_lab import lab_panel  # noqa: F401 (the fixture: the C4 lab at its desk size)
 
 OUTPUT, VERDICT = XorTable.OUTPUT, XorTable.VERDICT
 
 
-@pytest.fixture
-def lab_panel(qtbot):
-    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
-    panel = XorLabPanel(session)
-    qtbot.addWidget(panel)
-    panel.resize(880, 650)
-    panel.show()
-    qtbot.waitExposed(panel)
-    yield session, panel
-    panel.close()
 
 
 def settle():
