@@ -561,6 +561,11 @@ class WeightEditor(QWidget):
         least = self.table.content_height() if whole else 0
         if self.table.minimumHeight() != least:
             self.table.setMinimumHeight(least)
+        # a table of fixed height: the room left over goes below the controls, not between them
+        layout = self.layout()
+        if layout is not None:
+            layout.setStretch(1, 0 if whole else 1)
+            layout.setStretch(layout.count() - 1, 1 if whole else 0)
         self.table.updateGeometry()
 
     def _show_overview(self, region) -> None:
