@@ -35,6 +35,7 @@ NUDGE_STEP = 0.05              # wheel / spin step; with Shift held: FINE_STEP
 FINE_STEP = 0.01
 SLIDER_POSITIONS = 200         # slider positions from 0 to either end of its scale ±L
 SLIDER_LEAST_SCALE = 2.0       # the scale is at least ±2, and wider for larger values
+PRESENTED_ROWS = 12            # presenting, a table of up to this many rows shows them all (see _fit_rows)
 
 # The letter naming each axis: rows read the input of a layer, columns feed its output.
 _MATRIX_AXES = {"W_Q": ("x", "q"), "W_K": ("x", "k"), "W_V": ("x", "v"), "W_O": ("z", "d"),
@@ -548,6 +549,24 @@ class WeightEditor(QWidget):
         # presentation mode, where the table shows whole at its shown size first (an edit widens it).
         least = "0" if self.model.trim else "−0.000000"
         self.table.fit_columns(texts + (least,), force=True)
+        self._fit_rows()
+
+    def _fit_rows(self) -> None:
+        """On a projector nobody scrolls: the table is at least as tall as all its rows (up to
+        PRESENTED_ROWS of them; a larger slice scrolls, its overview beside it), so the step's
+        panels are placed where they have that room. Elsewhere it may scroll its rows."""
+        rows = self.model.rowCount()
+        whole = appearance().presenting and 0 < rows <= PRESENTED_ROWS
+        self.table.grows_by_stretch = not whole
+        least = self.table.content_height() if whole else 0
+        if self.table.minimumHeight() != least:
+            self.table.setMinimumHeight(least)
+        # a table of fixed height: the room left over goes below the controls, not between them
+        layout = self.layout()
+        if layout is not None:
+            layout.setStretch(1, 0 if whole else 1)
+            layout.setStretch(layout.count() - 1, 1 if whole else 0)
+        self.table.updateGeometry()
 
     def _show_overview(self, region) -> None:
         array = self.model.view_array()
@@ -575,6 +594,10 @@ class WeightEditor(QWidget):
         self.table.restyle()
         self.cell_controls.restyle()
         self.tensor_actions.restyle()
+        # On a projector the table is for the audience: the fill / paste / file buttons are editing
+        # chrome, hidden while presenting so the table's rows get their room (typing into a cell,
+        # the spin box and the slider still edit); they come back on leaving.
+        self.tensor_actions.setVisible(not appearance().presenting)
         self._word_head_label()
         self._fit_table()
         self._show_window()

@@ -6,7 +6,8 @@ scroll, so these helpers ask the stricter question: is all of it visible now, wi
 `hidden_part(widget, window)` says what of a widget is out of sight, `hidden_item(view, item,
 window)` the same for a graphics item (a plot's axis with its tick labels and title), and
 `scrolling_pages(window)` which shown pages would need scrolling (MAY_SCROLL: the exceptions)
-and `sideways_tables(window)` which shown tables of numbers would need scrolling across.
+and `sideways_tables(window)` / `cut_tables(window)` which shown tables of numbers would need
+scrolling across / down.
 """
 from __future__ import annotations
 
@@ -142,4 +143,29 @@ def sideways_tables(window: QWidget) -> list[str]:
             problems.append(f"{table.objectName() or type(table).__name__} scrolls sideways: its "
                             f"{model.rowCount()}×{model.columnCount()} cells need {needed} px of width, "
                             f"it is {table.width()} px wide ({needed - table.width()} px short)")
+    return problems
+
+
+def cut_tables(window: QWidget) -> list[str]:
+    """Every shown table of numbers (a QTableView) whose rows do not all fit its viewport, i.e.
+    that needs its vertical scroll bar: on a projector nobody scrolls, so the rows below the edge
+    are not seen (sideways_tables' vertical twin). Says how many rows are seen and by how many px
+    the table is short."""
+    problems = []
+    for table in window.findChildren(QTableView):
+        model = table.model()
+        if not table.isVisible() or model is None or not model.rowCount() or not model.columnCount():
+            continue
+        if visible_rect(table.viewport(), window).isEmpty():
+            continue                                    # inside a page scrolled away
+        room = table.viewport().height()
+        needed_rows = table.verticalHeader().length()
+        if needed_rows > room or table.verticalScrollBar().maximum() > 0:
+            rows = model.rowCount()
+            seen = sum(1 for r in range(rows) if table.rowViewportPosition(r) >= 0
+                       and table.rowViewportPosition(r) + table.rowHeight(r) <= room)
+            short = needed_rows - room
+            problems.append(f"{table.objectName() or type(table).__name__} scrolls down: {seen} of its "
+                            f"{rows}×{model.columnCount()} rows are whole, it is {table.height()} px high "
+                            f"({short} px short)")
     return problems

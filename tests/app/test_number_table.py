@@ -127,3 +127,21 @@ def test_the_sideways_rule_finds_a_table_too_wide_and_spares_one_that_fits(qtbot
     resize_panel(table, 12 * table.cell_size().width() + 200, 200)
     settle(lambda: table.horizontalScrollBar().maximum() == 0)
     assert sideways_tables(table.panel) == []
+
+
+def test_the_cut_rule_finds_a_table_too_short_and_spares_one_that_fits(qtbot):
+    """fit_helpers.cut_tables (the presentation walk's rule) is not vacuous: a table whose rows do
+    not all fit its height is reported, with how many rows are whole and how many px it lacks;
+    given the room, not."""
+    from tests.app.fit_helpers import cut_tables
+    table = table_of(qtbot, 20, 2, 400, 200)
+    settle(lambda: table.verticalScrollBar().maximum() > 0)
+    problems = cut_tables(table.panel)
+    short = table.verticalHeader().length() - table.viewport().height()
+    whole = table.viewport().height() // table.rowHeight(0)
+    assert short > 0 and len(problems) == 1, problems
+    assert problems[0].startswith(f"numbers scrolls down: {whole} of its 20×2 rows are whole")
+    assert problems[0].endswith(f"({short} px short)")
+    resize_panel(table, 400, table.content_height() + 40)
+    settle(lambda: table.verticalScrollBar().maximum() == 0)
+    assert cut_tables(table.panel) == []

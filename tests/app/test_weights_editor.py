@@ -757,3 +757,30 @@ def test_every_edit_repaints_its_cell_though_the_session_writes_in_place(editor,
     changed.clear()
     assert session.set_value("W_out", (0, 0), 0.125)                  # another tensor: nothing here
     assert changed == []
+
+
+def test_presenting_the_table_shows_all_its_rows_and_the_editing_buttons_step_aside(qtbot, editor, session):
+    """On a projector the table is for the audience: the fill / paste / file buttons hide while
+    presenting and the table keeps all its rows' height (R45 step 3 at 1024×768 showed three of
+    W_out's six rows behind a scroll bar); typing into a cell still edits; on leaving, all is back."""
+    from app.widgets.appearance import appearance
+    choose_tensor(editor, "W_out")
+    editor.resize(420, 150)
+    settle(lambda: editor.table.verticalScrollBar().maximum() > 0)      # short: its rows scroll
+    appearance().set_presenting(True)
+    try:
+        settle(lambda: not editor.tensor_actions.isVisible())
+        table = editor.table
+        settle(lambda: table.viewport().height() >= table.verticalHeader().length())
+        assert table.verticalScrollBar().maximum() == 0 and editor.model.rowCount() == 6
+        assert editor.value_spin.isVisible() and editor.value_slider.isVisible()
+        index = editor.model.index(5, 3)
+        table.setCurrentIndex(index)
+        table.edit(index)
+        qtbot.keyClicks(table.indexWidget(index), "0.75")
+        qtbot.keyClick(table.indexWidget(index), Qt.Key.Key_Return)
+        settle(lambda: session.tensor("W_out")[5, 3] == 0.75)
+    finally:
+        appearance().set_presenting(False)
+    settle(lambda: editor.tensor_actions.isVisible() and editor.zero_button.isVisible())
+    assert editor.table.minimumHeight() == 0
