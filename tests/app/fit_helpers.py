@@ -122,17 +122,20 @@ def scrolling_pages(window: QWidget, may_scroll: dict[str, str] = MAY_SCROLL) ->
 
 
 # --- tables that scroll sideways -----------------------------------------------------------------
+def _shown_tables(window: QWidget) -> list[QTableView]:
+    """The tables of numbers shown with cells in them, except those inside a page scrolled away."""
+    return [table for table in window.findChildren(QTableView)
+            if table.isVisible() and table.model() is not None and table.model().rowCount()
+            and table.model().columnCount() and not visible_rect(table.viewport(), window).isEmpty()]
+
+
 def sideways_tables(window: QWidget) -> list[str]:
     """Every shown table of numbers (a QTableView: the inspector's, the weight editor's, a lab's)
     whose columns are wider than its viewport, i.e. that needs its horizontal scroll bar: on a
     projector nobody scrolls, so the columns past the edge are not seen. Says by how many px."""
     problems = []
-    for table in window.findChildren(QTableView):
+    for table in _shown_tables(window):
         model = table.model()
-        if not table.isVisible() or model is None or not model.rowCount() or not model.columnCount():
-            continue
-        if visible_rect(table.viewport(), window).isEmpty():
-            continue                                    # inside a page scrolled away
         room = table.viewport().width()
         bar = table.horizontalScrollBar()
         if table.horizontalHeader().length() > room or bar.maximum() > 0:
@@ -152,12 +155,8 @@ def cut_tables(window: QWidget) -> list[str]:
     are not seen (sideways_tables' vertical twin). Says how many rows are seen and by how many px
     the table is short."""
     problems = []
-    for table in window.findChildren(QTableView):
+    for table in _shown_tables(window):
         model = table.model()
-        if not table.isVisible() or model is None or not model.rowCount() or not model.columnCount():
-            continue
-        if visible_rect(table.viewport(), window).isEmpty():
-            continue                                    # inside a page scrolled away
         room = table.viewport().height()
         needed_rows = table.verticalHeader().length()
         if needed_rows > room or table.verticalScrollBar().maximum() > 0:
