@@ -45,9 +45,8 @@ class SteadyLabel(QLabel):
         super().__init__(parent)
         self._tallest: dict[int, int] = {}          # the tallest height at each width
         self._fitted: dict[int, int] = {}           # the current text's height at each width
-        self._fitted_text: str | None = None
         self._sized: dict[str, QSize] = {}           # the current text's size hints
-        self._sized_text: str | None = None
+        self._known_text: str | None = None          # the text both are for
         self._hints = ShapeHints()                   # the sizes of texts, by their shape
         self._twin: QLabel | None = None             # measures them (see _synced_twin)
 
@@ -55,10 +54,7 @@ class SteadyLabel(QLabel):
         # A layout asks this dozens of times per edit; laying out rich text each time costs
         # (~30 µs): its answer is kept until the text (or the font) changes, and a new text's
         # is looked up by its shape first.
-        text = self.text()
-        if text != self._fitted_text:
-            self._fitted_text = text
-            self._fitted.clear()
+        self._follow_text()
         height = self._fitted.get(width)
         if height is None:
             if len(self._fitted) >= self.MAX_WIDTHS:
@@ -81,14 +77,19 @@ class SteadyLabel(QLabel):
     def _size(self, what: str, measure) -> QSize:
         """The twin's `measure`, kept until the text (or the font) changes, a new text's looked up
         by its shape first."""
-        text = self.text()
-        if text != self._sized_text:
-            self._sized_text = text
-            self._sized.clear()
+        self._follow_text()
         size = self._sized.get(what)
         if size is None:
             size = self._sized[what] = self._hints.get(self, what, lambda: measure(self._synced_twin()))
         return QSize(size)
+
+    def _follow_text(self) -> None:
+        """Forget the kept heights and sizes when the text has changed since they were kept."""
+        text = self.text()
+        if text != self._known_text:
+            self._known_text = text
+            self._fitted.clear()
+            self._sized.clear()
 
     def _measure(self, width: int) -> int:
         return self._synced_twin().heightForWidth(width)
