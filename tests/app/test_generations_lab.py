@@ -229,6 +229,27 @@ def test_presenting_at_1024x768_the_compare_list_shows_all_22_hooks_and_still_an
         i18n.install("en")
 
 
+
+def test_presenting_a_longer_list_keeps_rows_a_line_of_text_high_and_shows_the_chosen_hook(qtbot, session):
+    """A pair with more hooks than 1024×768 holds even at a line of text per row (2024 and 2026
+    share 32): rows are never made lower than their text, no row is cut in half, and the chosen
+    hook's row is in view (the list scrolls; no lesson step shows such a pair)."""
+    from PySide6.QtGui import QFontMetricsF
+    from app.labs.generations.compare import GenerationsComparePart
+    from app.widgets.appearance import appearance
+    part = show(qtbot, GenerationsComparePart(session), 1020, 595)
+    appearance().set_presenting(True)
+    part.set_pair("anchor", "divergence")
+    table = part.table
+    settle(lambda: part.maps_box.x() > part.table_box.x() and part.table_box.height() > 400)
+    assert table.rowCount() == 32 and table.verticalScrollBar().maximum() > 0
+    line = QFontMetricsF(table.font()).height()
+    assert all(table.rowHeight(r) >= line for r in range(32))
+    viewport = table.viewport().rect()
+    rows = [table.visualRect(table.model().index(r, 0)) for r in range(32)]
+    assert not [r for r, rect in enumerate(rows) if viewport.intersects(rect) and not viewport.contains(rect)]
+    assert viewport.contains(rows[table.currentRow()]) and table.item(table.currentRow(), 0).text() == part.hook
+
 # --- the slow demonstrations -----------------------------------------------------------------------
 def test_the_worker_reports_progress_results_cancels_and_failures(qtbot, qapp):
     from app.widgets.worker import Worker
