@@ -28,7 +28,7 @@ from typing import Callable
 
 from core.formats.lesson import Lesson, LessonStep, list_lessons, load_lesson
 from core.resources import lessons_dir
-from tests.app.fit_helpers import scrolling_pages, sideways_tables
+from tests.app.fit_helpers import cut_tables, scrolling_pages, sideways_tables
 from tests.app.lab_figures import figure_whole
 from tests.app.readability import CONFIGS, Config, Finding, close, open_presenting, settle, walk_window
 
@@ -86,6 +86,7 @@ STEP_CHECKS: list[tuple[str, str, Callable]] = [
     ("figure", "settled", figure),                      # test_lab_fit: the lab step's figure on screen
     ("scrolling", "settled", labelled(scrolling_pages)),    # test_lab_fit: no page scrolls
     ("scrolling", "settled", labelled(sideways_tables)),    # test_lab_fit: no number table scrolls sideways
+    ("scrolling", "settled", labelled(cut_tables)),         # test_lab_fit: no number table scrolls down
 ]
 
 

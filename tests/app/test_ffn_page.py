@@ -414,3 +414,33 @@ def test_the_shapes_drawing_writes_its_numbers_at_presentation_size(qtbot, lab):
     assert canvas.edge_font.pointSizeF() * 96 / 72 >= 16                     # 16 px text on a projector
     for what, rect, _text, _kind in canvas.layout_items():
         assert canvas.rect().toRectF().contains(rect), what
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_presenting_at_1024x768_with_150_percent_zoom_the_shapes_page_needs_no_scrolling(qtbot, lab, language):
+    """A projector at 1024×768 with 150 % zoom: the shapes page asked for 42 px (Chinese 69 px)
+    more than its 534 px high room, the drawing's height following its width. Presenting, the
+    drawing takes the height left and asks only for its texts and its blocks at their least: the
+    page fits, every text and block of the drawing inside it, the parameter count below it seen."""
+    from app import i18n
+    from app.widgets.appearance import appearance
+    from tests.app.fit_helpers import hidden_part, scrolling_pages
+    _, panel = lab
+    i18n.install(language)
+    try:
+        panel.set_focus("shapes")
+        appearance().set_zoom(1.5)
+        appearance().set_presenting(True)
+        panel.resize(1024, 573)                     # the lab's room in the window, 1024×768 at 150 %
+        scroll = panel.findChild(QWidget, "ffnScroll_shapes")
+        bar = scroll.verticalScrollBar()
+        settle(lambda: scroll.viewport().height() > 500 and bar.isVisible() == (bar.maximum() > 0))   # laid out
+        assert scrolling_pages(panel) == []
+        canvas = panel.shapes.canvas
+        assert canvas.height() >= canvas.least_height()
+        for what, rect, text, _kind in canvas.layout_items():
+            assert canvas.rect().toRectF().contains(rect), (what, text)
+        parameters = find(panel, QWidget, "ffnShapesParams")
+        assert hidden_part(parameters, panel) is None and hidden_part(canvas, panel) is None
+    finally:
+        i18n.install("en")

@@ -175,6 +175,81 @@ def test_presenting_the_stacked_maps_token_labels_never_overlap(qtbot, session, 
         i18n.install("en")
 
 
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_presenting_at_1024x768_the_compare_list_shows_all_22_hooks_and_still_answers_clicks(qtbot, session,
+                                                                                           language):
+    """On a 1024×768 projector the A-vs-B list of 2017 and 2019 showed 17 (Chinese 18) of its 22
+    hooks and a scroll bar: nobody scrolls a projected table. Now every row stands whole in the
+    lab's room (lower rows, never lower than a line of their text; the maps' note under the maps),
+    the page keeps the room, and the list still shows core's numbers and answers a click."""
+    from PySide6.QtGui import QFontMetricsF
+    from app import i18n
+    from app.labs.generations.compare import DECIMALS, GenerationsComparePart
+    from app.widgets.appearance import appearance
+    from tests.app.fit_helpers import cut_tables
+    i18n.install(language)
+    try:
+        part = show(qtbot, GenerationsComparePart(session), 1020, 595)   # the lab's room at 1024×768
+        part.set_pair("original", "gpt2")                                # the lesson's step 6
+        appearance().set_presenting(True)                                # F5
+        table = part.table
+        expected = core.compare_traces(core.preset("original").run(), core.preset("gpt2").run())
+        settle(lambda: part.maps_box.x() > part.table_box.x() and part.table_box.height() > 400)   # beside
+        assert cut_tables(part) == []                                     # says how many rows are seen
+        assert part.size().toTuple() == (1020, 595)                       # the part fits its room
+        assert table.rowCount() == len(expected.common) == 22 and table.verticalScrollBar().maximum() == 0
+        viewport, line = table.viewport().rect(), QFontMetricsF(table.font()).height()
+        for r in range(table.rowCount()):
+            cell = table.visualRect(table.model().index(r, 0))
+            assert viewport.contains(cell) and cell.height() >= line, (r, cell.getRect(), viewport.getRect())
+        assert part.map_note.isVisible() and part.maps_box.isAncestorOf(part.map_note)
+        # core's hooks and numbers, exact
+        assert [table.item(r, 0).text() for r in range(22)] == [row.hook for row in expected.common]
+        assert [table.item(r, 3).text() for r in range(22)] == [format_number(row.largest, DECIMALS)
+                                                               for row in expected.common]
+        # the chosen hook is selected; a click on another row shows that hook's maps
+        assert [index.row() for index in table.selectionModel().selectedRows()] == [21]
+        pre = [row.hook for row in expected.common].index("mlp.hook_pre")
+        with qtbot.waitSignal(part.hookChosen) as chosen:
+            qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                             pos=table.visualRect(table.model().index(pre, 1)).center())
+        assert chosen.args == ["mlp.hook_pre"]
+        assert [index.row() for index in table.selectionModel().selectedRows()] == [pre]
+        a, b, difference = (image.image for image in part.maps)
+        assert np.array_equal(a, core.preset("original").run()["mlp.hook_pre"])
+        assert np.array_equal(difference, expected.get("mlp.hook_pre").difference)
+        # at the desk the rows are as tall as their texts ask again, the table whole, the note below
+        appearance().set_presenting(False)
+        settle(lambda: not part.maps_box.isAncestorOf(part.map_note))
+        assert table.rowHeight(0) == max(table.sizeHintForRow(0), table.verticalHeader().sectionSizeHint(0)) > line
+        assert table.height() == table.horizontalHeader().height() + 2 * table.frameWidth() + sum(
+            table.rowHeight(r) for r in range(22))
+    finally:
+        i18n.install("en")
+
+
+
+def test_presenting_a_longer_list_keeps_rows_a_line_of_text_high_and_shows_the_chosen_hook(qtbot, session):
+    """A pair with more hooks than 1024×768 holds even at a line of text per row (2024 and 2026
+    share 32): rows are never made lower than their text, no row is cut in half, and the chosen
+    hook's row is in view (the list scrolls; no lesson step shows such a pair)."""
+    from PySide6.QtGui import QFontMetricsF
+    from app.labs.generations.compare import GenerationsComparePart
+    from app.widgets.appearance import appearance
+    part = show(qtbot, GenerationsComparePart(session), 1020, 595)
+    appearance().set_presenting(True)
+    part.set_pair("anchor", "divergence")
+    table = part.table
+    settle(lambda: part.maps_box.x() > part.table_box.x() and part.table_box.height() > 400)
+    assert table.rowCount() == 32 and table.verticalScrollBar().maximum() > 0
+    line = QFontMetricsF(table.font()).height()
+    assert all(table.rowHeight(r) >= line for r in range(32))
+    viewport = table.viewport().rect()
+    rows = [table.visualRect(table.model().index(r, 0)) for r in range(32)]
+    assert not [r for r, rect in enumerate(rows) if viewport.intersects(rect) and not viewport.contains(rect)]
+    assert viewport.contains(rows[table.currentRow()]) and table.item(table.currentRow(), 0).text() == part.hook
+
 # --- the slow demonstrations -----------------------------------------------------------------------
 def test_the_worker_reports_progress_results_cancels_and_failures(qtbot, qapp):
     from app.widgets.worker import Worker

@@ -2,7 +2,8 @@
 mode, in Chinese and in English, the figure a step's caption talks about is on screen without
 scrolling: every plot's axes with their tick labels and titles, every control of the drawing;
 and no page scrolls at any step (what lies past a page's edge is not seen on a projector:
-fit_helpers.scrolling_pages, with the pages that may scroll listed in fit_helpers.MAY_SCROLL).
+fit_helpers.scrolling_pages, with the pages that may scroll listed in fit_helpers.MAY_SCROLL),
+nor does a table of numbers, across or down (fit_helpers.sideways_tables and cut_tables).
 
 One window per configuration walks every step of the shipped lessons, once for both rules and
 for the readability measure (tests/app/present_walk.py); the lab steps have a check of what must
@@ -34,12 +35,12 @@ def test_each_lab_step_shows_its_figure_whole_in_presentation_mode(qapp, config)
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.name)
 def test_no_page_needs_scrolling_in_presentation_mode(qapp, config):
     """A projector shows a page whole: no step, in both languages and at both sizes, shows a page
-    whose scroll bar has a range, nor a number table wider than its view (fit_helpers.MAY_SCROLL lists the pages that may scroll, with
-    the reason)."""
+    whose scroll bar has a range, nor a number table wider or taller than its view
+    (fit_helpers.MAY_SCROLL lists the pages that may scroll, with the reason; no table may)."""
     found = walk(qapp, config)
     problems, steps, expected = found.problems["scrolling"], found.steps, found.expected_steps
     assert steps == expected > 0, f"walked {steps} of the {expected} steps"
-    for rule in ("scrolling_pages", "sideways_tables"):     # pages, and number tables sideways
+    for rule in ("scrolling_pages", "sideways_tables", "cut_tables"):   # pages; number tables across, down
         assert found.checked[rule] == steps, f"{rule} ran at {found.checked[rule]} steps"
     assert not problems, f"{len(problems)} pages or tables scroll:\n" + "\n".join(problems)
 

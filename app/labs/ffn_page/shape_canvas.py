@@ -11,10 +11,18 @@ from app.widgets.style import font
 from core.labs.ffn_page import SHAPE_BLOCKS, ShapeView, shape_view
 
 
+LEAST_UNIT = 4.0          # presenting: a log step's length at least, px (the drawing's least height)
+
+
 class FfnShapeCanvas(QWidget):
     """Y = GELU(X·W_up)·W_down as blocks: edge lengths on a log scale (one step per doubling),
     the real sizes on the edges. Drawing units are fixed by GPT-2's scale, so the small one
-    really looks small."""
+    really looks small.
+
+    At the desk its height follows its width (the page scrolls). In presentation mode it takes
+    the height its page has left (its part gives it the stretch), asking only for what its texts
+    and blocks need at LEAST_UNIT: at 1024×768 with 150 % zoom the page asked for 42 px more than
+    the projector has."""
 
     ROWS = (("X", "·", "W_up", "=", "Z"), ("→GELU→", "H", "·", "W_down", "=", "Y"))
     CAPTION_SYMBOLS = {"X": "X", "W_up": "W_up", "Z": "X·W_up", "H": "GELU(X·W_up)", "W_down": "W_down", "Y": "Y"}
@@ -24,12 +32,19 @@ class FfnShapeCanvas(QWidget):
         self.setObjectName("ffnShapesCanvas")
         self.view: ShapeView = shape_view("gpt2")
         self.reference: ShapeView = shape_view("gpt2")
-        self.setMinimumSize(600, 360)
-        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        policy.setHeightForWidth(True)      # grows with the window on a projector
-        self.setSizePolicy(policy)
         self.blocks = {block.name: block for block in SHAPE_BLOCKS}
-        appearance().changed.connect(self.update)
+        self._follow_appearance()
+        appearance().changed.connect(self._follow_appearance)
+
+    def _follow_appearance(self) -> None:
+        presenting = appearance().presenting
+        self.setMinimumSize(600, self.least_height() if presenting else 360)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding,
+                             QSizePolicy.Policy.Expanding if presenting else QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(not presenting)
+        self.setSizePolicy(policy)
+        self.updateGeometry()
+        self.update()
 
     # the drawing's own texts at the zoom (and presentation mode), as every widget's text is
     @property
@@ -45,10 +60,10 @@ class FfnShapeCanvas(QWidget):
         return font(appearance().points(18))
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        return QSize(840, 380)
+        return QSize(840, self.least_height() if appearance().presenting else 380)
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802
-        return True
+        return not appearance().presenting
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802
         return int(max(380, min(600, 0.42 * width)))      # 1024×768 presenting: the legend and the count below fit
@@ -60,16 +75,27 @@ class FfnShapeCanvas(QWidget):
     def _metrics(self) -> tuple[QFontMetrics, QFontMetrics]:
         return QFontMetrics(self.edge_font), QFontMetrics(self.operator_font)
 
+    def _heights(self) -> tuple[float, float, float, float, float]:
+        """(top label, caption, gap between the rows, margin, what the texts and gaps of both rows take)."""
+        edge, _operator = self._metrics()
+        top_label, caption, row_gap, margin = edge.height() + 4, 2 * edge.height() + 6, 12, 8
+        return top_label, caption, row_gap, margin, len(self.ROWS) * (top_label + caption + row_gap) + 2 * margin
+
+    def _height_units(self, row: tuple[str, ...]) -> float:
+        return max(self.reference.block_size(self.blocks[n])[0] for n in row if n in self.blocks)
+
+    def least_height(self) -> int:
+        """The drawing's texts whole, its blocks at LEAST_UNIT px per log step."""
+        fixed = self._heights()[-1]
+        return int(fixed + LEAST_UNIT * sum(self._height_units(row) for row in self.ROWS)) + 1
+
     def layout_items(self) -> list[tuple[str, QRectF, str, str]]:
         """What is drawn: (what, rect, text, kind), what in block / edge_top / edge_left / operator / caption.
 
         Every block sits in a slot sized by GPT-2's scale, so switching scales keeps the places."""
         edge, operator = self._metrics()
         label_width = edge.horizontalAdvance("3,072") + 8
-        margin = 8
-        top_label = edge.height() + 4
-        caption = 2 * edge.height() + 6
-        row_gap = 12
+        top_label, caption, row_gap, margin, fixed_height = self._heights()
         ref = self.reference
 
         def caption_lines(name: str) -> tuple[str, str]:
@@ -88,11 +114,9 @@ class FfnShapeCanvas(QWidget):
         def width_units(row: tuple[str, ...]) -> float:
             return sum(ref.block_size(self.blocks[n])[1] for n in row if n in self.blocks)
 
-        def height_units(row: tuple[str, ...]) -> float:
-            return max(ref.block_size(self.blocks[n])[0] for n in row if n in self.blocks)
+        height_units = self._height_units
 
         unit_w = min((self.width() - fixed_width(row)) / width_units(row) for row in self.ROWS)
-        fixed_height = len(self.ROWS) * (top_label + caption + row_gap) + 2 * margin
         unit_h = (self.height() - fixed_height) / sum(height_units(row) for row in self.ROWS)
         unit = max(2.0, min(unit_w, unit_h))
 
@@ -100,7 +124,8 @@ class FfnShapeCanvas(QWidget):
             return max(ref.block_size(self.blocks[name])[1] * unit, caption_width(name))
 
         items: list[tuple[str, QRectF, str, str]] = []
-        y = margin
+        used = fixed_height + unit * sum(height_units(row) for row in self.ROWS)
+        y = margin + max(0.0, (self.height() - used) / 2)      # a tall room (presenting): the drawing in its middle
         for row in self.ROWS:
             row_height = height_units(row) * unit
             centre_y = y + top_label + row_height / 2

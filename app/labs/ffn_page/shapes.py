@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
 from app.labs.ffn_page.common import HEADING_PT, KIND_COLOURS, TEXT_PT, Part, note_frame, text_label
 from app.labs.ffn_page.shape_canvas import FfnShapeCanvas
 from app.labs.fonts import fit_table
+from app.widgets.appearance import appearance
 from app.widgets.style import font
 from core.labs.ffn_page import SHAPE_SCALES, SHAPE_SYMBOLS, ShapeView, ffn_parameter_parts, shape_view
 
@@ -66,10 +67,20 @@ class FfnShapesPart(Part):
         layout.addWidget(self.table)
         layout.addWidget(self.rows_note)
         layout.addStretch(1)
+        self.page_layout = layout
         # The symbols' table and the notes under the drawing are for the desk: a projector shows the
         # drawing, its legend and the parameter count whole (the caption says the edges are log-scaled)
         self.desk_only = (self.scale_note, self.table, self.rows_note)
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
         self.retranslate()
+
+    def _follow_presenting(self) -> None:
+        """Presenting, the drawing takes the room the page has left (it asks only for its least
+        height); at the desk its height follows its width and the room left stays below."""
+        presenting = appearance().presenting
+        self.page_layout.setStretchFactor(self.canvas, 1 if presenting else 0)
+        self.page_layout.setStretch(self.page_layout.count() - 1, 0 if presenting else 1)
 
     @property
     def view(self) -> ShapeView:

@@ -23,7 +23,8 @@ EXPLORER = "explorer"            # the block in the explorer, with the learner's
 DECIMALS = 4
 LEAST_ROWS = 4                   # presenting: the table shows at least this many rows
 MAP_PX = 220                     # a map's height at the desk, at 100 %
-MAP_LEAST_PX = 110               # presenting: each of the three stacked maps, at 100 %
+MAP_LEAST_PX = 95                # presenting: each of the three stacked maps, at 100 %
+PRESENT_GAP = 3                  # presenting: the page's margins and the gaps between its rows, px
 MAP_AXIS_PX = 45                 # … and the lowest one's axis below it
 
 
@@ -31,13 +32,29 @@ def _shape(shape: tuple[int, ...]) -> str:
     return "×".join(str(n) for n in shape)
 
 
+def _least_row_height(table: QTableWidget) -> int:
+    """The lowest row that shows every cell's text whole: its tallest text's line (a Chinese
+    text, drawn in a fallback font, is taller than a Latin one) and the grid line below it."""
+    metrics = QFontMetricsF(table.font())
+    tallest = metrics.height()
+    for r in range(table.rowCount()):
+        for c in range(table.columnCount()):
+            item = table.item(r, c)
+            if item is not None and item.text():
+                tallest = max(tallest, metrics.boundingRect(QRectF(0, 0, 4000, 400), Qt.AlignmentFlag.AlignCenter,
+                                                            item.text()).height())
+    return int(np.ceil(tallest)) + (1 if table.showGrid() else 0)
+
+
 class GenerationsComparePart(Part):
     """Choose A and B; every hook both traces have, its shapes and the largest |A − B|.
 
-    At the desk the table shows every hook and the three maps sit below it, side by side (the
-    page scrolls). In presentation mode the maps stand beside the table, one above the other,
-    and the table shows as many whole rows as the projector's height holds, scrolled to the
-    chosen hook: the rows and the maps the caption points at are on screen together."""
+    At the desk the table shows every hook and the three maps sit below it, side by side, the
+    note on them below (the page scrolls). In presentation mode the maps stand beside the table,
+    one above the other, with their note under them, and the table shows every hook: when the
+    rows as tall as their texts ask do not all fit the projector's height, they are made lower
+    (down to a line of text each: 22 hooks at 1024×768). Only a longer list than that (a pair
+    that no lesson shows) shows as many whole rows as fit, scrolled to the chosen hook."""
 
     hookChosen = Signal(str)            # the panel points the explorer at the hook
 
@@ -76,6 +93,7 @@ class GenerationsComparePart(Part):
         header.setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._row_chosen)
         self.table.setMinimumHeight(180)
+        self._row_limit = self.table.verticalHeader().maximumSectionSize()      # Qt's: no limit
 
         # one view per map: presentation mode stacks them (pyqtgraph crashes when plots move
         # within one view's grid)
@@ -118,9 +136,8 @@ class GenerationsComparePart(Part):
         layout.addLayout(choices)
         layout.addWidget(self.summary)
         layout.addLayout(self.body, 1)
-        layout.addWidget(self.maps_box)
-        layout.addWidget(self.map_note)
         self.page_layout = layout
+        self._spacing = layout.spacing()
         self._beside: bool | None = None
         self._arrange()
         self.retranslate()
@@ -132,12 +149,20 @@ class GenerationsComparePart(Part):
             self._beside = beside
             self.page_layout.removeWidget(self.maps_box)
             self.body.removeWidget(self.maps_box)
-            if beside:
+            self.page_layout.removeWidget(self.map_note)
+            self.maps_layout.removeWidget(self.map_note)
+            if beside:                      # the note under the maps, the table the whole height
                 self.body.addWidget(self.maps_box, 4)
+                self.maps_layout.addWidget(self.map_note)
             else:
-                self.page_layout.insertWidget(self.page_layout.indexOf(self.map_note), self.maps_box)
+                self.page_layout.addWidget(self.maps_box)
+                self.page_layout.addWidget(self.map_note)
             self.maps_layout.setDirection(QBoxLayout.Direction.TopToBottom if beside
                                           else QBoxLayout.Direction.LeftToRight)
+            # presenting, the narrower gaps go to the table's rows
+            gap = PRESENT_GAP if beside else 6
+            self.page_layout.setContentsMargins(gap, gap, gap, gap)
+            self.page_layout.setSpacing(PRESENT_GAP if beside else self._spacing)
         for index, view in enumerate(self.map_views):
             # stacked, the lowest map also holds the columns' axis
             axis = appearance().pixels(MAP_AXIS_PX) if beside and index == len(self.map_views) - 1 else 0
@@ -156,20 +181,32 @@ class GenerationsComparePart(Part):
 
     def _fit_rows(self) -> None:
         """The table in its room: at the desk every hook (the room as tall as the table: the page
-        scrolls); presenting, as many whole rows as the room holds (a row cut in half reads as a
-        defect from the back), the chosen hook's row among them."""
+        scrolls); presenting, every hook too, the rows made lower when they must (never lower
+        than a line of text: a text cut in half reads as a defect from the back); only when even
+        that does not fit, as many whole rows as the room holds, the chosen hook's among them."""
         table, box = self.table, self.table_box
+        table.verticalHeader().setMaximumSectionSize(self._row_limit)
         fit_table(table, whole=False)                      # columns and rows to their texts
         header = table.horizontalHeader()
-        row = max(1, table.rowHeight(0)) if table.rowCount() else 1
+        count = table.rowCount()
+        row = max(1, table.rowHeight(0)) if count else 1
         fixed = header.height() + 2 * table.frameWidth()
-        every = fixed + sum(table.rowHeight(r) for r in range(table.rowCount()))
+        every = fixed + sum(table.rowHeight(r) for r in range(count))
         columns = sum(max(header.sectionSizeHint(c), table.sizeHintForColumn(c)) for c in range(table.columnCount()))
         if self._beside:
             box.setMinimumSize(columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width(),
                                fixed + LEAST_ROWS * row)
-            shown = max(1, min(table.rowCount(), (box.height() - fixed) // row))
-            height = fixed + shown * row
+            room = box.height() - fixed
+            if count and every - fixed > room:                 # lower rows, down to a line each
+                # a row's height at most: every refit of the rows (the fitter's, at a new font) keeps it
+                table.verticalHeader().setMaximumSectionSize(max(_least_row_height(table), room // count))
+                table.resizeRowsToContents()
+                row = max(1, table.rowHeight(0))
+            heights = [table.rowHeight(r) for r in range(count)]
+            if sum(heights) <= room:
+                height = fixed + sum(heights)
+            else:
+                height = fixed + max(1, min(count, room // row)) * row
         else:
             box.setMinimumSize(0, every)
             height = every
