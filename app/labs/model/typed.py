@@ -9,12 +9,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPla
 
 from app import i18n
 from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, show_gloss, shown_char, sized
-from app.labs.model.glosses import char_gloss
+from app.labs.model.glosses import MARKS, char_gloss
 from app.labs.model.neurons import NeuronTextView
 from app.labs.model.state import TYPED, What
 from app.widgets.appearance import appearance
 from core.numbers import format_number
 
+GLOSS_PADDING = 12         # px a cell's text leaves to its frame
 MAX_TYPED = 20_000            # characters kept in the box (the model reads the last 128 of them)
 
 
@@ -35,13 +36,13 @@ class PredictionsTable(QTableWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         # a gloss wider than its column wraps (its row grows) rather than losing its meaning to "…"
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.sectionResized.connect(lambda column, _old, _new: self._fit_glosses() if column == 2 else None)
         sized(self, 13)
 
     def set_headers(self, char: str, probability: str, meaning: str) -> None:
         self.setHorizontalHeaderLabels([char, probability, meaning])
         self.setColumnHidden(2, i18n.language() != "en")
-        for r, ch in enumerate(self.chars):             # the glosses follow a change of language
-            self._set(r, 2, char_gloss(ch))
+        self._fit_glosses()                              # they follow a change of language
         # Chinese: the probability takes the room the gloss would
         self.horizontalHeader().setSectionResizeMode(
             1, QHeaderView.ResizeMode.ResizeToContents if i18n.language() == "en" else QHeaderView.ResizeMode.Stretch)
@@ -57,8 +58,20 @@ class PredictionsTable(QTableWidget):
             if before is not None:
                 change = format_number(100 * (p - before[r]), 2)
                 probability += f" ({change if change.startswith('−') else '+' + change})"
-            for c, text in enumerate((shown_char(ch), probability, char_gloss(ch))):
+            for c, text in enumerate((shown_char(ch), probability)):
                 self._set(r, c, text)
+        self._fit_glosses()
+
+    def _fit_glosses(self) -> None:
+        """Each character's gloss on one line where the column has the room (xiāng home), else
+        its pinyin above its meaning: the row grows, nothing is cut off."""
+        room = self.columnWidth(2) - GLOSS_PADDING
+        metrics = self.fontMetrics()
+        for r, ch in enumerate(self.chars):
+            gloss = char_gloss(ch)
+            if metrics.horizontalAdvance(gloss) > room and ch not in MARKS:
+                gloss = gloss.replace(" ", "\n", 1)
+            self._set(r, 2, gloss)
 
     def _set(self, row: int, column: int, text: str) -> None:
         item = self.item(row, column)
