@@ -22,6 +22,7 @@ from app.explorer.tables import (CELL_POINT_SIZE, FIT_ROWS, MARK_ROLE, ElidedLab
                                  changed_region, ink_on, show_overview, zoomed_font)
 from app.explorer.inspector_export import InspectorExport
 from app.explorer.inspector_standing import InspectorStanding
+from app import i18n
 from app.i18n import sentences
 from app.live_block import INPUTS, TARGETS
 from app.session import Change, Session
@@ -59,6 +60,7 @@ class HookTableModel(QAbstractTableModel):
         self._outlined: set[tuple[int, int]] = set()
         self.outlined_view: set[tuple[int, int]] = set()    # the same cells as the view's (row, column)
         self.marks: np.ndarray | None = None       # core.finite.Cell per cell, None when none is marked
+        self.glossed_rows = False      # English: the rows' tokens glossed as the attention maps' (Inspector._gloss_rows)
 
     @property
     def outlined(self) -> set[tuple[int, int]]:
@@ -184,7 +186,9 @@ class HookTableModel(QAbstractTableModel):
             orientation = Qt.Orientation.Horizontal if orientation == _VERTICAL else _VERTICAL
         if orientation == _VERTICAL:
             tokens = self.session.tokens
-            return tokens[section] if self.array.shape[0] == len(tokens) and section < len(tokens) else str(section + 1)
+            if self.array.shape[0] != len(tokens) or section >= len(tokens):
+                return str(section + 1)
+            return i18n.glossed(tokens[section]) if self.glossed_rows and not self.transposed else tokens[section]
         return f"{self.column_prefix}{section + 1}"
 
     def extremes(self) -> tuple[str, ...]:
@@ -598,6 +602,7 @@ class Inspector(InspectorExport, InspectorStanding, QWidget):
                     self._fit_standing_width()
             self._show_overview(shown, region)
             self._stand_if_narrow()
+            self._gloss_rows()
             cell = self.model.index_of(index[-2], index[-1])
             if self.table.currentIndex() != cell:
                 self.table.setCurrentIndex(cell)
@@ -709,12 +714,33 @@ class Inspector(InspectorExport, InspectorStanding, QWidget):
             for head in range(self.head_combo.count()):
                 self.head_combo.setItemText(head, self.tr("head %1").replace("%1", str(head + 1)))
         self._word_note()
+        self._gloss_rows()
         self._explain()
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._stand_if_narrow()
+        self._gloss_rows()
         self._share_height()
+
+    def _gloss_rows(self) -> None:
+        """In English, a table of two or more token rows labels them as the attention maps label
+        their queries (小明 Xiaoming, 把 (object marker): i18n.glossed) while the longer labels
+        leave every column whole at the inspector's width; else the tokens alone."""
+        model, tokens = self.model, self.session.tokens
+        glossed = False
+        if model.rowCount() >= 2 and not model.transposed and model.array.shape[0] == len(tokens) \
+                and any(i18n.gloss(token) for token in tokens):
+            metrics = self.table.verticalHeader().fontMetrics()
+            shown = max(metrics.horizontalAdvance(str(model.headerData(r, Qt.Orientation.Vertical)))
+                        for r in range(len(tokens)))
+            longer = max(metrics.horizontalAdvance(i18n.glossed(token)) for token in tokens) - shown
+            glossed = self.table.content_width() + (longer if not model.glossed_rows else 0) \
+                <= self._inner_width(self.width())
+        if glossed != model.glossed_rows:
+            model.glossed_rows = glossed
+            model.headerDataChanged.emit(Qt.Orientation.Vertical, 0, model.rowCount() - 1)
+            self.table.fit_columns(model.extremes(), force=True)
 
     def _share_height(self) -> None:
         """The table gets the height of a lesson's whole tensor (up to FIT_ROWS rows) first, as far

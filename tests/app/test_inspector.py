@@ -46,8 +46,38 @@ def test_a_per_head_hook_shows_one_head_at_a_time(inspector, session):
     assert header(inspector, 0) == "σ1"
 
 
+def row_labels(inspector) -> list[str]:
+    return [inspector.model.headerData(r, Qt.Vertical) for r in range(inspector.model.rowCount())]
+
+
 def test_rows_are_named_by_token(inspector, session):
-    assert [inspector.model.headerData(r, Qt.Vertical) for r in range(5)] == list(session.tokens)
+    """In English, glossed as the attention maps gloss their queries where the room is."""
+    from app import i18n
+    assert row_labels(inspector) == [i18n.glossed(token) for token in session.tokens]
+    assert row_labels(inspector)[:2] == ["小明 Xiaoming", "把 (object marker)"]
+
+
+def test_the_row_labels_carry_their_gloss_only_where_every_column_stays_whole(qtbot, inspector, session):
+    """English: at 520 px the rows are glossed with every column whole, the attention weights'
+    five six-digit columns too; in a narrow inspector the gloss would push a column out of sight:
+    the tokens alone. Chinese never glosses."""
+    from app import i18n
+    table = inspector.findChild(QTableView, "inspectorTable")
+    for hook in ("hook_resid_pre", "attn.hook_pattern"):
+        session.select(hook=hook)
+        assert row_labels(inspector)[0] == "小明 Xiaoming", hook
+        assert table.content_width() <= inspector.width(), hook
+    inspector.resize(300, 420)
+    settle(lambda: row_labels(inspector)[0] == "小明")
+    assert row_labels(inspector) == list(session.tokens)
+    inspector.resize(520, 420)
+    settle(lambda: row_labels(inspector)[0] == "小明 Xiaoming")
+    try:
+        i18n.install("zh")
+        session.select(hook="mlp.hook_post")
+        assert row_labels(inspector) == list(session.tokens)
+    finally:
+        i18n.install("en")
 
 
 def test_outlined_cells_follow_the_head_shown(inspector, session):

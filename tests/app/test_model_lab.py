@@ -698,3 +698,42 @@ def test_on_a_projector_the_snippets_show_whole_lines_and_say_how_many(qtbot, mo
     settle(lambda: snippets.shown() == len(found))
     assert "strongest" not in title.text()
     close(panel)
+
+
+def _gloss_column(table: QTableWidget) -> list[str]:
+    return [table.item(r, 2).text() if table.item(r, 2) is not None else "" for r in range(table.rowCount())]
+
+
+def _gloss_fits(table: QTableWidget) -> bool:
+    """Every gloss is whole in its cell: wrapped to the column's width, it fits its row's height."""
+    from PySide6.QtCore import QRect
+    metrics = table.fontMetrics()
+    width = table.columnWidth(2) - 8
+    return all(metrics.boundingRect(QRect(0, 0, width, 10_000), Qt.TextFlag.TextWordWrap, text).height()
+               <= table.rowHeight(r) for r, text in enumerate(_gloss_column(table)))
+
+
+def test_english_glosses_the_next_characters_a_projected_audience_cannot_hover(qtbot, fast):
+    """Model lesson steps 5 and 6: the next-character tables (鄉 人 山 …, 寄 懷 感 …) read in English
+    with each character's pinyin and meaning beside it, whole; Chinese shows no such column."""
+    from app import i18n
+    session, panel = open_panel(qtbot, DEFAULT_MODEL, "type", size=(1008, 560))
+    typed = find(panel, QTableWidget, "modelPredictions")
+    settle(lambda: typed.rowCount() == 5)
+    assert typed.horizontalHeaderItem(2).text() == "Meaning" and not typed.isColumnHidden(2)
+    assert typed.item(0, 0).text() == "鄉" and typed.item(0, 2).text() == "xiāng home"
+    assert all(_gloss_column(typed)), _gloss_column(typed)
+    assert _gloss_fits(typed)
+    panel.set_focus("explorer")
+    for name in ("modelPredictionsTrained", "modelPredictionsChanged"):
+        table = find(panel, QTableWidget, name)
+        settle(lambda: table.rowCount() == 5)
+        assert all(_gloss_column(table)), (name, _gloss_column(table))
+        assert _gloss_fits(table), name
+    try:
+        i18n.install("zh")
+        settle(lambda: typed.isColumnHidden(2))
+        assert typed.item(0, 2).text() == "" and find(panel, QTableWidget, "modelPredictionsTrained").isColumnHidden(2)
+    finally:
+        i18n.install("en")
+    close(panel)

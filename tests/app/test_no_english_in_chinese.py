@@ -37,7 +37,7 @@ ALLOWED = {
     "ReLU", "GELU", "SiLU", "SwiGLU", "GEGLU", "LayerNorm", "RMSNorm", "LN", "FFN", "MSE", "softmax", "Softmax",
     "Transformer", "token", "post-norm", "pre-norm",
     # math functions and symbols inside formulas
-    "exp", "max", "min", "tanh", "erf", "id", "rms", "int",
+    "exp", "max", "min", "tanh", "erf", "id", "rms", "int", "clip",
     # the short hook names used as variables in formulas (mlp.hook_pre → pre; W_up's value → up)
     "pre", "post", "gate", "up",
     # numbers and units

@@ -47,7 +47,7 @@ class GainDecayPart(Part):
         controls.addStretch(1)
         self.view = PlotView("genGainPlot", 280)
         self.plot_item = self.plot(self.view)
-        self.legend(self.plot_item, offset=(-10, 10))
+        self.legend(self.plot_item, offset=(10, -10))     # bottom left, under the falling curve: top right covered the dashed line's end
         self.plain_curve = self.plot_item.plot([], [], pen=pg.mkPen(BLUE, width=3))
         self.centred_curve = self.plot_item.plot([], [], pen=pg.mkPen(GREEN, width=3, style=Qt.DashLine))
         self.plot_item.setYRange(0, 1.1, padding=0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from app import i18n
@@ -16,6 +16,7 @@ from core.labs import generations as core
 from core.numbers import format_number
 
 SILENCING_BIAS = -8.0
+LEGEND_MARGIN = 10             # px between the share plot's legend and its right edge
 
 
 def percent(fraction: float, decimals: int = 1) -> str:
@@ -50,8 +51,11 @@ class AttentionSinkPart(Part):
             plot.setYRange(0, top, padding=0)
             plot.addItem(pg.InfiniteLine(pos=s.uniform_output_norm, angle=0,
                                          pen=pg.mkPen("#888888", width=1, style=Qt.DotLine)))
-        # Bottom right: the share curve starts low on the left and runs along the top on the right.
-        self.legend(self.share_plot, offset=(-10, -30))
+        # Right, in the band between the share curve (along the top on the right) and the 46.7 %
+        # line (lower down it covered that dashed line's end): placed at every resize.
+        self.legend(self.share_plot, offset=(-10, 48))
+        self.share_plot.vb.sigResized.connect(self._place_legend)
+        self.share_plot.legend.geometryChanged.connect(self._place_legend)     # its rows laid out later
         self.reported_text = self.label("genSinkReported")
         self.silence = self.button("genSinkSilence")
         self.silence.clicked.connect(self.silenceRequested)
@@ -67,6 +71,21 @@ class AttentionSinkPart(Part):
         layout.addWidget(note(self.reported_text, object_name="genSinkReportedNote"))
         layout.addLayout(actions)
         self.retranslate()
+
+    def _place_legend(self, *_args) -> None:
+        """The share plot's legend, at the right, centred between the share curve above it (the
+        curve rises: its lowest point under the legend is at the legend's left edge) and the
+        dashed line of the share without a gate below it."""
+        vb, legend, s = self.share_plot.vb, self.share_plot.legend, self.sink
+        area, size = vb.sceneBoundingRect(), legend.boundingRect()
+        if area.height() <= 0 or size.height() <= 0:
+            return
+        left = vb.mapSceneToView(QPointF(area.right() - LEGEND_MARGIN - size.width(), area.top())).x()
+        above = vb.mapViewToScene(QPointF(left, 100 * float(np.interp(left, s.sink_logits, s.first_share)))).y()
+        below = vb.mapViewToScene(QPointF(left, 100 * s.reported_share)).y()
+        top = max(1.0, (above + below - size.height()) / 2 - area.top())     # > 0: from the top
+        if legend.opts.get("offset") != (-LEGEND_MARGIN, top):
+            legend.setOffset((-LEGEND_MARGIN, top))
 
     def plotted(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         return {name: tuple(np.asarray(a) for a in curve.getData())
@@ -93,6 +112,7 @@ class AttentionSinkPart(Part):
         self.share_plot.legend.addItem(self.reported, self.tr("%1, no gate").replace("%1", percent(s.reported_share)))
         self.share_plot.legend.addItem(self.reported_gated, self.tr("%1, gated").replace(
             "%1", percent(s.reported_gated_share)))
+        self._place_legend()                     # its width follows the language
         index = int(np.argmin(np.abs(s.gate_logits - SILENCING_BIAS)))
         self.reported_text.setText(self.tr(
             "%1: in Qwen's 15B MoE experiments the first token takes %2 of the attention on average; with the "

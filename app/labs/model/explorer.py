@@ -60,9 +60,9 @@ class ModelExplorerPart(Part):
         tables.addWidget(self.changed_title, 0, 1)
         tables.addWidget(self.trained, 1, 0)
         tables.addWidget(self.changed, 1, 1)
-        body = QHBoxLayout()
+        body = self.body = QHBoxLayout()
         body.addLayout(knocked, 1)
-        body.addLayout(tables, 2)
+        body.addLayout(tables, 2)          # English: 3, for the predictions' glosses (retranslate)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.intro)
@@ -97,7 +97,8 @@ class ModelExplorerPart(Part):
         set_text(self.trained_title, "<b>" + esc(self.tr("As trained")) + "</b>")
         set_text(self.changed_title, "<b>" + esc(self.tr("With your changes (change in points)")) + "</b>")
         for table in (self.trained, self.changed):
-            table.set_headers(self.tr("Next"), self.tr("Probability"))
+            table.set_headers(self.tr("Next"), self.tr("Probability"), self.tr("Meaning"))
+        self.body.setStretch(1, 3 if i18n.language() == "en" else 2)
         self._gloss()
 
     def _gloss(self) -> None:

@@ -9,48 +9,77 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPla
 
 from app import i18n
 from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, show_gloss, shown_char, sized
+from app.labs.model.glosses import MARKS, char_gloss
 from app.labs.model.neurons import NeuronTextView
 from app.labs.model.state import TYPED, What
 from app.widgets.appearance import appearance
 from core.numbers import format_number
 
+GLOSS_PADDING = 12         # px a cell's text leaves to its frame
 MAX_TYPED = 20_000            # characters kept in the box (the model reads the last 128 of them)
 
 
 class PredictionsTable(QTableWidget):
-    """The k most likely next characters with their probabilities."""
+    """The k most likely next characters with their probabilities; in English, the character's
+    pinyin and meaning beside it (a projected audience cannot hover: glosses.py)."""
 
     def __init__(self, name: str, parent: QWidget | None = None):
-        super().__init__(0, 2, parent)
+        super().__init__(0, 3, parent)
         self.setObjectName(name)
+        self.chars: list[str] = []                # the characters shown, for their glosses
         self.verticalHeader().hide()
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        header = self.horizontalHeader()      # the character narrow, the probability and its change whole
+        header = self.horizontalHeader()      # the character and its probability whole, the gloss in the rest
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        # a gloss wider than its column wraps (its row grows) rather than losing its meaning to "…"
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.sectionResized.connect(lambda column, _old, _new: self._fit_glosses() if column == 2 else None)
         sized(self, 13)
 
-    def set_headers(self, char: str, probability: str) -> None:
-        self.setHorizontalHeaderLabels([char, probability])
+    def set_headers(self, char: str, probability: str, meaning: str) -> None:
+        self.setHorizontalHeaderLabels([char, probability, meaning])
+        self.setColumnHidden(2, i18n.language() != "en")
+        self._fit_glosses()                              # they follow a change of language
+        # Chinese: the probability takes the room the gloss would
+        self.horizontalHeader().setSectionResizeMode(
+            1, QHeaderView.ResizeMode.ResizeToContents if i18n.language() == "en" else QHeaderView.ResizeMode.Stretch)
 
     def show_predictions(self, predictions: list[tuple[str, float]], before: list[float] | None = None) -> None:
         """The characters and their probabilities; with `before` (each one's probability as
         trained), the change in percentage points beside it."""
         if self.rowCount() != len(predictions):
             self.setRowCount(len(predictions))
+        self.chars = [ch for ch, _ in predictions]
         for r, (ch, p) in enumerate(predictions):
             probability = format_number(100 * p, 1) + " %"
             if before is not None:
                 change = format_number(100 * (p - before[r]), 2)
                 probability += f" ({change if change.startswith('−') else '+' + change})"
             for c, text in enumerate((shown_char(ch), probability)):
-                item = self.item(r, c)
-                if item is None:
-                    item = QTableWidgetItem()
-                    self.setItem(r, c, item)
-                if item.text() != text:
-                    item.setText(text)
+                self._set(r, c, text)
+        self._fit_glosses()
+
+    def _fit_glosses(self) -> None:
+        """Each character's gloss on one line where the column has the room (xiāng home), else
+        its pinyin above its meaning: the row grows, nothing is cut off."""
+        room = self.columnWidth(2) - GLOSS_PADDING
+        metrics = self.fontMetrics()
+        for r, ch in enumerate(self.chars):
+            gloss = char_gloss(ch)
+            if metrics.horizontalAdvance(gloss) > room and ch not in MARKS:
+                gloss = gloss.replace(" ", "\n", 1)
+            self._set(r, 2, gloss)
+
+    def _set(self, row: int, column: int, text: str) -> None:
+        item = self.item(row, column)
+        if item is None:
+            item = QTableWidgetItem()
+            self.setItem(row, column, item)
+        if item.text() != text:
+            item.setText(text)
 
 
 class ModelTypePart(Part):
@@ -81,9 +110,9 @@ class ModelTypePart(Part):
         left = QVBoxLayout()
         left.addWidget(self.picker)
         left.addWidget(self.view, 1)
-        body = QHBoxLayout()
+        body = self.body = QHBoxLayout()
         body.addLayout(left, 3)
-        body.addLayout(right, 1)
+        body.addLayout(right, 1)           # English: 2, for the predictions' glosses (retranslate)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.intro)
@@ -99,7 +128,8 @@ class ModelTypePart(Part):
         set_text(self.intro, esc(self.tr("Type anything: every character goes through the model at once. The model "
                                          "was trained on Tang poems in traditional characters.")))
         self.box.setPlaceholderText(self.tr("Type here…"))
-        self.predictions.set_headers(self.tr("Next"), self.tr("Probability"))
+        self.predictions.set_headers(self.tr("Next"), self.tr("Probability"), self.tr("Meaning"))
+        self.body.setStretch(1, 2 if i18n.language() == "en" else 1)
         self._gloss()
 
     def apply_text(self) -> None:
