@@ -56,3 +56,59 @@ def test_a_sweep_of_edits_re_ranges_the_residual_plot_at_most_once(qtbot, qapp, 
         drawn += 1
     assert drawn == len(BENCH_VALUES)
     assert len(ranges) <= 1, ranges
+
+
+def test_an_edit_redraws_only_the_hidden_unit_maps_whose_numbers_it_changed(qtbot, qapp, monkeypatch):
+    """A map's redraw renders its image anew and re-sets its cell numbers; the ReLU keeps
+    mlp.hook_post as it was when a pre-activation stays below zero, and then that map is left."""
+    from app.explorer.plots import PlotsPanel
+    session = make_session("r45-ffn.json")      # ReLU, one token: tools/bench.py's R45 steps
+    panel = show(qtbot, PlotsPanel(session), 800, 450)
+    panel.show_tab("hidden")
+    settle()
+    tab = panel.hidden_tab
+    drawn = {name: [] for name in tab.hooks}
+    for name, heatmap in tab.maps.items():
+        if name in drawn:
+            set_data = heatmap.set_data
+            monkeypatch.setattr(heatmap, "set_data",
+                                lambda *a, name=name, set_data=set_data, **k: drawn[name].append(1) or set_data(*a, **k))
+    kept = 0
+    for value in BENCH_VALUES:
+        before = {name: session.trace[hook] for name, hook in tab.hooks.items()}
+        levels = tab.maps["pre"].levels
+        for calls in drawn.values():
+            calls.clear()
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+        for name, hook in tab.hooks.items():
+            changed = session.trace[hook] is not before[name] or tab.maps[name].levels != levels
+            assert len(drawn[name]) == (1 if changed else 0), (value, name)
+            kept += not changed
+            np.testing.assert_array_equal(np.asarray(tab.maps[name].image.image),
+                                          session.trace[hook].astype(np.float32))
+    assert kept > 0                   # the sweep has edits that leave a map as it was
+
+
+def test_a_number_cell_is_tinted_without_a_pen_and_keeps_its_whole_box(qtbot, qapp):
+    """A dimmed node (a lesson's highlight) is drawn translucent, where stroking each cell's outline
+    took the slow path on every repaint of a changed number: the line between two cells is the
+    node's fill showing through a half-pixel inset instead. Marks and pointing use the whole box."""
+    from PySide6.QtCore import QPointF, Qt
+
+    from app.explorer.dataflow import DataflowView
+    from app.explorer.dataflow_items import CELL_GAP, NumberNode
+    session = make_session("r45-ffn.json")
+    view = show(qtbot, DataflowView(session), 900, 320)
+    settle()
+    nodes = [view.node_item(hook) for hook in view.node_names()]
+    numbered = [node for node in nodes if isinstance(node, NumberNode)]
+    assert numbered
+    for node in numbered:
+        for i, (cell, whole) in enumerate(zip(node.cells, node.cell_rects)):
+            assert cell.pen().style() == Qt.PenStyle.NoPen
+            assert cell.rect() == whole.adjusted(CELL_GAP / 2, CELL_GAP / 2, -CELL_GAP / 2, -CELL_GAP / 2)
+            assert node.channel_at(whole.topLeft() + QPointF(0.1, 0.1)) == i      # the gap points at it too
+    node = numbered[0]
+    node.set_marked({0})
+    assert node.marks[0].rect() == node.cell_rects[0].adjusted(*(1.5 * node.geometry.zoom * s for s in (1, 1, -1, -1)))
