@@ -112,3 +112,33 @@ def test_a_number_cell_is_tinted_without_a_pen_and_keeps_its_whole_box(qtbot, qa
     node = numbered[0]
     node.set_marked({0})
     assert node.marks[0].rect() == node.cell_rects[0].adjusted(*(1.5 * node.geometry.zoom * s for s in (1, 1, -1, -1)))
+
+
+def test_the_trace_is_searched_for_non_finite_values_once_per_edit(qtbot, qapp, monkeypatch):
+    """The status line, the checks, the diagram and the inspector all ask which values are not
+    finite after an edit: the whole trace's answer is found once and shared."""
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from app.explorer import finite_marks
+    from app.explorer.config_panel import InvariantsPanel
+    from app.explorer.dataflow import DataflowView
+    from app.explorer.inspector import Inspector
+    session = make_session()
+    host = QWidget()
+    layout = QVBoxLayout(host)
+    flow, inspector, checks = DataflowView(session), Inspector(session), InvariantsPanel(session)
+    for widget in (flow, inspector, checks):
+        layout.addWidget(widget)
+    show(qtbot, host, 900, 900)
+    session.select(hook="hook_resid_post")
+    settle()
+    searches = []
+    found = finite_marks.with_origins
+    monkeypatch.setattr(finite_marks, "with_origins", lambda issues: searches.append(1) or found(issues))
+    for value in BENCH_VALUES[:4]:
+        searches.clear()
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+        assert len(searches) == 1, value
+    assert not finite_marks.watch_for(session).any_severe()
+    # (an overflow reaching every view and leaving it: tests/app/test_extreme_numbers.py)
