@@ -142,3 +142,27 @@ def test_the_trace_is_searched_for_non_finite_values_once_per_edit(qtbot, qapp, 
         assert len(searches) == 1, value
     assert not finite_marks.watch_for(session).any_severe()
     # (an overflow reaching every view and leaving it: tests/app/test_extreme_numbers.py)
+
+
+def test_an_edit_of_another_tensor_leaves_the_weight_editor_s_cell_box_unpainted(qtbot, qapp):
+    """The selected cell's box shows a weight the edit did not touch: setting its own value again
+    repainted it and every panel beneath its corner. Its own cell's edit still shows at once."""
+    from app.explorer.weights_editor import WeightEditor
+    from tests.app.test_edit_repaints import Paints
+    session = make_session()
+    editor = show(qtbot, WeightEditor(session), 420, 480)
+    settle()
+    spin = editor.cell_controls.value_spin
+    paints = Paints([spin, spin.lineEdit()])
+    shown = editor.current_tensor()
+    other = next(name for name in session.tensor_names() if name not in (shown, "inputs", "targets"))
+    index = (0,) * session.tensor(other).ndim
+    for value in BENCH_VALUES[:4]:
+        paints.count = 0
+        assert session.set_value(other, index, value)
+        settle()
+        assert paints.count == 0, value
+    cell = tuple(editor.current_cell())
+    assert session.set_value(shown, cell, 0.625)
+    settle()
+    assert paints.count >= 1 and spin.value() == 0.625
