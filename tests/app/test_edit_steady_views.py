@@ -166,3 +166,36 @@ def test_an_edit_of_another_tensor_leaves_the_weight_editor_s_cell_box_unpainted
     assert session.set_value(shown, cell, 0.625)
     settle()
     assert paints.count >= 1 and spin.value() == 0.625
+
+
+def test_the_table_cells_frame_follows_the_zoom_it_is_painted_at(qtbot, qapp):
+    """The number delegate works out its sizes once per zoom, not once per cell: a new zoom still
+    gives the selection frame its new thickness."""
+    from PySide6.QtGui import QColor, QImage, QPainter
+    from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+
+    from app.explorer.tables import NumberDelegate
+    from app.widgets.appearance import appearance
+    session = make_session()
+    from app.explorer.inspector import Inspector
+    inspector = show(qtbot, Inspector(session), 420, 420)
+    settle()
+    delegate, index = NumberDelegate(), inspector.model.index(0, 0)
+
+    def dark_rows(zoom):
+        appearance().set_zoom(zoom)
+        image = QImage(120, 40, QImage.Format.Format_RGB32)
+        image.fill(QColor("#808080"))
+        option = QStyleOptionViewItem()
+        option.rect = image.rect()
+        option.state = QStyle.StateFlag.State_Selected
+        painter = QPainter(image)
+        delegate.paint(painter, option, index)
+        painter.end()
+        return sum(1 for y in range(20) if image.pixelColor(60, y).name() == "#111111")
+
+    try:
+        thin, thick = dark_rows(1.0), dark_rows(2.0)
+    finally:
+        appearance().set_zoom(1.0)
+    assert thin == 2 and thick == 4
