@@ -199,3 +199,31 @@ def test_the_table_cells_frame_follows_the_zoom_it_is_painted_at(qtbot, qapp):
     finally:
         appearance().set_zoom(1.0)
     assert thin == 2 and thick == 4
+
+
+def test_the_checks_word_an_edit_only_where_a_verdict_changed(qtbot, qapp, monkeypatch):
+    """The checks' texts say a verdict, so an edit that keeps every verdict words nothing again;
+    their tooltips (the values) are worded when hovered, with the edit's values."""
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication
+
+    from app.explorer.config_panel import InvariantsPanel
+    session = make_session()
+    panel = show(qtbot, InvariantsPanel(session), 420, 120)
+    settle()
+    worded = []
+    text_of = panel.text_of
+    monkeypatch.setattr(panel, "text_of", lambda inv: worded.append(inv.key) or text_of(inv))
+    for value in BENCH_VALUES[:4]:
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+    assert worded == []
+    assert all(label.text().startswith("✓") for label in panel.labels.values())
+    key = "resid_post.sum"
+    label = panel.labels[key]
+    QApplication.sendEvent(label, QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2), label.mapToGlobal(QPoint(2, 2))))
+    inv = next(inv for inv in panel.found() if inv.key == key)
+    from app.widgets.style import format_number
+    assert label.toolTip().split("\n")[1] == ", ".join(format_number(float(v)) for v in inv.values.ravel())
+    assert panel.tooltip_of(key) == label.toolTip()
