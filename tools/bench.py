@@ -306,6 +306,48 @@ def timed_edits(app, counter, session, workers, edit, count: int, profiler=None)
     return wall, cpu
 
 
+def paint_times(app, counter, session, workers, edit, count: int) -> list[tuple[str, float]]:
+    """A diagnostic (not a figure of the bench): `count` more edits, and for each widget that paints,
+    the GUI thread's CPU time from its paint event to the next paint event of the same event-loop
+    pass, or to the pass's end (so a pass's last widget also carries what follows its paint).
+    Widgets by objectName, a viewport by its view's; ms per edit, most first."""
+    from PySide6.QtCore import QEvent, QObject
+
+    marks: list[tuple[float, str | None]] = []
+
+    class _Times(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802
+            if event.type() == QEvent.Type.Paint:
+                name = watched.objectName()
+                if name == "qt_scrollarea_viewport" or not name:
+                    parent = watched.parentWidget()
+                    name = (parent.objectName() or type(parent).__name__) if parent is not None else type(watched).__name__
+                marks.append((time.thread_time(), name))
+            return False
+
+    spent: dict[str, float] = {}
+    probe = _Times()
+    app.installEventFilter(probe)
+    try:
+        for step in range(count):
+            edit(step)
+            marks.clear()
+            while True:
+                before = len(marks)
+                app.processEvents()
+                if len(marks) == before and not getattr(session, "pending", False) \
+                        and not any(_busy(w) for w in workers):
+                    break
+                marks.append((time.thread_time(), None))
+            for (start, name), (end, _) in zip(marks, marks[1:]):
+                if name is not None:
+                    spent[name] = spent.get(name, 0.0) + (end - start)
+    finally:
+        app.removeEventFilter(probe)
+        settle_all(app, counter, session, workers)
+    return sorted(((name, total * 1000.0 / count) for name, total in spent.items()), key=lambda item: -item[1])
+
+
 def baseline(app, count: int):
     """A bare repaint of an empty QWidget window of the bench's size: update() → its paint."""
     from PySide6.QtWidgets import QWidget
@@ -471,6 +513,9 @@ def default_block(args) -> int:
                 if args.paints:
                     top = sorted(counter.counts.items(), key=lambda item: -item[1])[:8]
                     out.note("      paints/edit: " + ", ".join(f"{n} {c / len(wall):.1f}" for n, c in top))
+                if args.paint_times:
+                    times = paint_times(app, counter, session, workers, edit, 20)
+                    out.note("      paint CPU ms/edit: " + ", ".join(f"{n} {t:.2f}" for n, t in times[:10]))
     worst = max(results, key=lambda item: item[2])
     medians = [item[1] for item in results]
     out.note(f"\nworst: {worst[0]}  p50 {worst[1]:.2f} ms  p95 {worst[2]:.2f} ms "
@@ -678,6 +723,8 @@ def main() -> int:
                         help="profile each step's edits (cProfile) and print its N most costly functions")
     parser.add_argument("--no-lessons", action="store_true", help="the default block only (as before issue 13)")
     parser.add_argument("--paints", action="store_true", help="print paints per edit by widget for each step")
+    parser.add_argument("--paint-times", action="store_true",
+                        help="after each step's edits, 20 more: GUI-thread CPU per edit by painting widget")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per part before it is stopped")
     args = parser.parse_args()
 

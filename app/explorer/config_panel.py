@@ -226,6 +226,8 @@ class InvariantsPanel(QWidget):
         self.grid.setHorizontalSpacing(8)
         self.labels: dict[str, QLabel] = {}
         self._tips: dict[str, tuple] = {}     # key → (what its tooltip was formatted from, the tooltip)
+        self._shown: dict[str, tuple] = {}    # key → (its verdict, its worst value if violated): text shown
+        self._found: dict[str, object] = {}   # key → the invariant its label and tooltip are of
         self._columns = 0                    # two columns where every check fits half the width, else one
         self._place_due = False              # the columns are to be chosen again at the next refresh
         self.empty = QLabel()
@@ -255,7 +257,37 @@ class InvariantsPanel(QWidget):
 
     def retranslate(self) -> None:
         self.empty.setText(self.tr("Nothing to check: this block has no norm, no attention and no residual."))
+        self._shown.clear()                    # other words
+        self._tips.clear()
         self.refresh()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        # A check's tooltip lists its values: worded when asked for, not after every edit.
+        if event.type() == QEvent.Type.ToolTip:
+            key = watched.objectName().removeprefix("invariant_")
+            if watched is self.labels.get(key) and key in self._found:
+                self._set_tooltip(watched, self._found[key])
+        return super().eventFilter(watched, event)
+
+    def tooltip_of(self, key: str) -> str:
+        """What check `key`'s tooltip says now (what hovering it shows)."""
+        label = self.labels[key]
+        self._set_tooltip(label, self._found[key])
+        return label.toolTip()
+
+    def _set_tooltip(self, label: QLabel, inv) -> None:
+        words = finite_marks.number_words()
+        tip = self.TIPS.get(inv.key)
+        head = self.tr(tip) if tip else inv.label
+        shown = inv.values.ravel()[:64]
+        # formatted again only when its numbers (or its words) changed
+        tip_key = (head, shown.tobytes(), shown.dtype.str, tuple(words.items()) if words else None)
+        if self._tips.get(inv.key, (None,))[0] != tip_key:
+            tooltip = head + "\n" + ", ".join(format_number(float(v), words=words) for v in shown)
+            self._tips[inv.key] = (tip_key, tooltip)
+        tooltip = self._tips[inv.key][1]
+        if label.toolTip() != tooltip:
+            label.setToolTip(tooltip)
 
     def _place(self) -> None:
         """Two columns when every check fits half the panel, one otherwise: never a clipped check."""
@@ -307,32 +339,33 @@ class InvariantsPanel(QWidget):
             for key in keys:
                 label = QLabel()
                 label.setObjectName(f"invariant_{key}")
+                label.installEventFilter(self)
                 self.labels[key] = label
             self._columns = 0
-        words = finite_marks.number_words()
+            self._shown.clear()
         placed = self._columns != 0 and not self._place_due
         for inv in found:
-            text = self.text_of(inv)
             label = self.labels[inv.key]
-            if label.text() != text:
-                label.setText(text)
-                placed = False
+            self._found[inv.key] = inv
+            # The text says the verdict (and the worst value of a violated check): an edit that
+            # keeps them words nothing again.
+            verdict = (inv.ok, None if inv.ok else float(inv.worst))
+            if self._shown.get(inv.key) != verdict or not label.text():
+                text = self.text_of(inv)
+                self._shown[inv.key] = verdict
+                if label.text() != text:
+                    label.setText(text)
+                    placed = False
             if label.property("violated") is not (not inv.ok):
                 # Restyling is costly (a re-polish): only when the verdict flips (or the theme changes).
                 label.setProperty("violated", not inv.ok)
                 colours = appearance().colours
                 label.setStyleSheet(f"color: {colours.good};" if inv.ok else f"color: {colours.bad}; font-weight: bold;")
-            tip = self.TIPS.get(inv.key)
-            head = self.tr(tip) if tip else inv.label
-            shown = inv.values.ravel()[:64]
-            # formatted again only when its numbers (or its words) changed: an edit changes a few
-            tip_key = (head, shown.tobytes(), shown.dtype.str, tuple(words.items()) if words else None)
-            if self._tips.get(inv.key, (None,))[0] != tip_key:
-                tooltip = head + "\n" + ", ".join(format_number(float(v), words=words) for v in shown)
-                self._tips[inv.key] = (tip_key, tooltip)
-            tooltip = self._tips[inv.key][1]
-            if label.toolTip() != tooltip:
-                label.setToolTip(tooltip)
+            if label.underMouse():
+                self._set_tooltip(label, inv)     # (a tooltip on show follows the edit)
+            elif label.toolTip():
+                label.setToolTip("")              # worded again when next asked for (eventFilter)
+        self._found = {inv.key: inv for inv in found}
         self._show_finite()
         if not placed:                       # the same texts at the same width: the columns stand
             self._place_due = False

@@ -145,6 +145,9 @@ class NodeBase(Rounded):
         return list(self.title_lines)
 
 
+CELL_GAP = 1.0             # the line of the node's fill between two cells
+
+
 class NumberNode(NodeBase):
     """A node that shows the selected token's (and head's) values as a column of tinted cells."""
 
@@ -158,10 +161,15 @@ class NumberNode(NodeBase):
         self._metrics = QFontMetricsF(geometry.number)
         self._room = geometry.cell_w - 3 * geometry.zoom
         self._shown: tuple[np.ndarray, float] | None = None     # the values and limit drawn (no marks)
+        self.cell_rects: list[QRectF] = []          # each cell's whole box (marks, pointing)
         for i in range(size):
-            cell = QGraphicsRectItem(self.body.left(), self.body.top() + i * geometry.cell_h,
-                                     geometry.cell_w, geometry.cell_h, self)
-            cell.setPen(QPen(palette.node_fill, 1))
+            whole = QRectF(self.body.left(), self.body.top() + i * geometry.cell_h, geometry.cell_w, geometry.cell_h)
+            self.cell_rects.append(whole)
+            # The line between two cells is the node's fill showing through: the tint stops half a
+            # pixel inside the box. (It was a pen of the fill's colour, which a dimmed node — drawn
+            # translucent — stroked on the slow path at every repaint of a changed number.)
+            cell = QGraphicsRectItem(whole.adjusted(CELL_GAP / 2, CELL_GAP / 2, -CELL_GAP / 2, -CELL_GAP / 2), self)
+            cell.setPen(Qt.NoPen)
             self.cells.append(cell)
             text = QGraphicsSimpleTextItem("", cell)
             text.setFont(geometry.number)
@@ -205,7 +213,7 @@ class NumberNode(NodeBase):
         for i, mark in enumerate(self.marks):
             on = i in channels
             if mark is None and on:
-                mark = self.marks[i] = cell_mark(self, self.cells[i].rect(), self.geometry, self.palette)
+                mark = self.marks[i] = cell_mark(self, self.cell_rects[i], self.geometry, self.palette)
             if mark is not None and mark.isVisible() != on:
                 mark.setVisible(on)
 
@@ -214,8 +222,8 @@ class NumberNode(NodeBase):
 
     def channel_at(self, point: QPointF) -> int | None:
         """The channel under a point in the node's coordinates, or None."""
-        for i, cell in enumerate(self.cells):
-            if cell.rect().contains(point):
+        for i, rect in enumerate(self.cell_rects):
+            if rect.contains(point):
                 return i
         return None
 

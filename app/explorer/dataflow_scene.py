@@ -279,12 +279,14 @@ class DataflowScene(SceneQueries, QGraphicsScene):
     def _severe_marks(self, hook: str):
         """The hook's cell codes when some value is not finite, else None."""
         watch = finite_marks.watch_for(self.session)
+        if not watch.any_severe():            # the usual case: one look for the whole trace
+            return None
         return watch.marks(hook) if any(issue.problem.severe for issue in watch.issues(hook)) else None
 
     def _mark_problem(self, hook: str, node: NodeBase) -> None:
         """A red border and the reason in the tooltip where a value of the hook is not finite."""
         watch = finite_marks.watch_for(self.session)
-        if not any(issue.problem.severe for issue in watch.issues(hook)):
+        if not watch.any_severe() or not any(issue.problem.severe for issue in watch.issues(hook)):
             node.set_problem(None)            # (nothing to word: the usual case after an edit)
             return
         severe = [issue for issue in watch.all_issues() if issue.hook == hook and issue.problem.severe]

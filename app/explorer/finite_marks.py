@@ -92,6 +92,7 @@ class FiniteWatch(QObject):
         self.setObjectName("finiteWatch")
         self.session = session
         self._issues: dict[str, tuple[object, object, list[HookIssue]]] = {}
+        self._whole: tuple[object, object, list[HookIssue]] | None = None    # all_issues() of a trace
         self._said: tuple[str, str] | None = None
         session.changed.connect(self._on_changed)
         self._on_changed(Change.TRACE)
@@ -108,15 +109,22 @@ class FiniteWatch(QObject):
         return found
 
     def all_issues(self) -> list[HookIssue]:
-        """Every hook's issues in trace order; a severe one after the first names it as its origin."""
-        return with_origins(issue for hook in self.session.trace for issue in self.issues(hook))
+        """Every hook's issues in trace order; a severe one after the first names it as its origin.
+        Found once per trace: the status line, the checks, the diagram and the inspector all ask
+        after each edit (each edit makes a new trace object; the list is not to be changed)."""
+        trace, config = self.session.trace, self.session.config
+        whole = self._whole
+        if whole is None or whole[0] is not trace or not (whole[1] is config or whole[1] == config):
+            whole = self._whole = (trace, config, with_origins(
+                issue for hook in trace for issue in self.issues(hook)))
+        return whole[2]
 
     def first_severe(self) -> HookIssue | None:
-        for hook in self.session.trace:
-            for issue in self.issues(hook):
-                if issue.problem.severe:
-                    return issue
-        return None
+        return next((issue for issue in self.all_issues() if issue.problem.severe), None)
+
+    def any_severe(self) -> bool:
+        """Whether some value of the trace is not finite (the usual answer, no, in one look)."""
+        return self.first_severe() is not None
 
     def marks(self, hook: str) -> np.ndarray | None:
         """Cell codes of the hook (core.finite.Cell), or None when no cell needs a mark."""
@@ -125,7 +133,7 @@ class FiniteWatch(QObject):
         return cell_marks(self.session.config, self.session.trace, hook)
 
     def severe_hooks(self) -> set[str]:
-        return {hook for hook in self.session.trace if any(i.problem.severe for i in self.issues(hook))}
+        return {issue.hook for issue in self.all_issues() if issue.problem.severe}
 
     def _on_changed(self, change: Change) -> None:
         if not change & (Change.TRACE | Change.LOADED):

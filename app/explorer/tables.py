@@ -124,14 +124,26 @@ class NumberDelegate(QStyledItemDelegate):
     outline around cells the model lists in `outlined` (or, for a model that turns its cells,
     `outlined_view`)."""
 
+    _scale: float | None = None          # the zoom the sizes below are for
+    _pad = _line = _corner = 0
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        # Called once per cell shown: what does not change from cell to cell (the zoom's sizes, the
+        # flags) is worked out once, and the flags are compared as numbers (a Flag operation in
+        # Python makes a new Flag each time).
+        look = appearance()
+        if look.scale != self._scale:
+            self._scale = look.scale
+            self._pad, self._line, self._corner = padding(), look.pixels(1), look.pixels(7)
         rect = QRect(option.rect)
         painter.save()
         # A model with cell_look(row, column) gives the cell's tint, ink, text and mark in one call
         # (the same as its data() for those four roles): one Python call per cell, not four.
-        cell_look = getattr(index.model(), "cell_look", None)
+        model = index.model()
+        row, column = index.row(), index.column()
+        cell_look = getattr(model, "cell_look", None)
         if cell_look is not None:
-            background, foreground, text, mark = cell_look(index.row(), index.column())
+            background, foreground, text, mark = cell_look(row, column)
         else:
             background = index.data(Qt.ItemDataRole.BackgroundRole)
             foreground = index.data(Qt.ItemDataRole.ForegroundRole)
@@ -141,28 +153,31 @@ class NumberDelegate(QStyledItemDelegate):
             painter.fillRect(rect, background)
         painter.setFont(option.font)
         painter.setPen(foreground or option.palette.text().color())
-        pad = padding()
-        painter.drawText(rect.adjusted(pad, 0, -pad, 0), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                         text or "")
-        width = appearance().pixels(1)
+        pad = self._pad
+        painter.drawText(rect.adjusted(pad, 0, -pad, 0), _RIGHT_MIDDLE, text or "")
+        width = self._line
         if mark is not None:                  # a triangle in the top-left corner, clear of the number
-            size = appearance().pixels(7)
+            size = self._corner
             corner = QPolygon([rect.topLeft(), rect.topLeft() + QPoint(size, 0), rect.topLeft() + QPoint(0, size)])
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(mark)
             painter.drawPolygon(corner)
-        model = index.model()
         # (a model that shows its cells turned lists them as the view's in outlined_view)
         outlined = getattr(model, "outlined_view", None)
         if outlined is None:
             outlined = getattr(model, "outlined", ())
-        if (index.row(), index.column()) in outlined:
-            _frame(painter, rect, QColor(appearance().colours.glow).darker(115), 3 * width, 0)
-        if option.state & QStyle.StateFlag.State_Selected:
+        if outlined and (row, column) in outlined:
+            _frame(painter, rect, QColor(look.colours.glow).darker(115), 3 * width, 0)
+        if option.state.value & _SELECTED:
             # Inside the cell's first FRAME px, never over its number (padding() leaves room).
-            _frame(painter, rect, QColor("#111111"), 2 * width, 0)
-            _frame(painter, rect, QColor("#ffffff"), width, 2 * width)
+            _frame(painter, rect, _FRAME_DARK, 2 * width, 0)
+            _frame(painter, rect, _FRAME_LIGHT, width, 2 * width)
         painter.restore()
+
+
+_RIGHT_MIDDLE = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_SELECTED = QStyle.StateFlag.State_Selected.value
+_FRAME_DARK, _FRAME_LIGHT = QColor("#111111"), QColor("#ffffff")
 
 
 def _frame(painter: QPainter, rect: QRect, colour: QColor, thickness: int, inset: int) -> None:

@@ -7,6 +7,7 @@ reads `session.tensor(...)` and repaints on the Session's `changed` notification
 """
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -809,8 +810,11 @@ class CellControls(QWidget):
     def show_value(self, value: float, cell: tuple = ()) -> None:
         """The selected cell's value, signals blocked; unless the handle is being dragged, the
         scale is chosen afresh for a new cell or a value that left it, and the handle put at the value."""
-        with QSignalBlocker(self.value_spin):
-            self.value_spin.setValue(value)
+        # Set only a value the box does not show already: setValue repaints the box (and the panels
+        # beneath it) even for its own value, and an edit of another tensor leaves this cell as it is.
+        if not (math.isfinite(value) and float(f"{value:.{self.value_spin.decimals()}f}") == self.value_spin.value()):
+            with QSignalBlocker(self.value_spin):
+                self.value_spin.setValue(value)
         if self.value_slider.isSliderDown():
             return
         if cell != self._cell or abs(value) > self.scale or self.scale > 5 * slider_scale(value):

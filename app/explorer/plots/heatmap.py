@@ -180,6 +180,7 @@ class Heatmap:
         self.numbers = CellNumbers(self.plot)
         self.shape = (0, 0)
         self.array: np.ndarray | None = None     # the array last drawn (identity tells if it changed)
+        self.levels: tuple[float, float] | None = None     # and the levels it was drawn on
         self.hover: Callable[[int, int], str] | None = None
 
     def set_shape(self, rows: int, columns: int) -> None:
@@ -196,7 +197,7 @@ class Heatmap:
                  texts: Callable[[np.ndarray], list[str]] | None = None,
                  positions: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
         """Draw `array` on the fixed `levels`; numbers (texts(array)) in its cells when they fit."""
-        self.array = array
+        self.array, self.levels = array, tuple(levels)
         self.set_shape(*array.shape)
         self.image.setImage(image_data(array), levels=levels)
         if texts is None:

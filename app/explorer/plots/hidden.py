@@ -245,8 +245,12 @@ class HiddenUnitsTab(PlotTab):
         arrays = [trace[hook] for hook in hooks]
         limit = self.limit.fit(arrays)        # one scale, so the maps compare; steady across edits
         levels = (-limit, limit)
-        for name, array in zip(self.hooks, arrays):
-            self.maps[name].set_data(array, levels, cell_texts, lambda values: 0.5 + 0.5 * values / limit)
+        for (name, hook), array in zip(self.hooks.items(), arrays):
+            heatmap = self.maps[name]
+            # an edit redraws only the maps whose array it changed (an unchanged array is the very
+            # one drawn: app/live_block.py), unless the scale moved or the tab forgot what it drew
+            if self._drawn.get(hook) is not array or heatmap.levels != levels:
+                heatmap.set_data(array, levels, cell_texts, lambda values: 0.5 + 0.5 * values / limit)
         look.set_levels(self.bar, levels)
         self.remember(hooks)
 

@@ -240,10 +240,12 @@ class ResidualTab(PlotTab):
             self.bars[n].setOpts(x=np.arange(row.size) + offset, height=row, width=bar_width * 0.92)
         low, high = min(0.0, float(np.nanmin(rows))), max(0.0, float(np.nanmax(rows)))
         # The axis stays while the bars fit it and fill at least half of it: a new range on every
-        # edit would re-tick the axis and relayout the plot each time.
+        # edit would re-tick the axis and relayout the plot each time. A new range reaches out to
+        # the next round numbers, so the next edits' slightly taller bars still fit it.
         shown = getattr(self, "y_shown", None)
         if shown is None or low < shown[0] or high > shown[1] or high - low < 0.5 * (shown[1] - shown[0]):
-            self.plot.setYRange(low, high, padding=0.08)
+            low, high = round_out(low, high)
+            self.plot.setYRange(low, high, padding=0.04)
             self.y_shown = (low, high)
             if shown is not None:                          # an edit's new range on a laid-out plot:
                 self.plot.vb.prepareForPaint()             # its matrix and ticks, then its labels'
@@ -262,3 +264,16 @@ class ResidualTab(PlotTab):
         value = format_number(float(self.session.trace[hook][token, dimension]))
         return f"{self._stage_names()[hook]} ({hook}), " + \
             self.tr("dimension %1").replace("%1", str(dimension + 1)) + f": {value}"
+
+
+def round_out(low: float, high: float, parts: int = 6) -> tuple[float, float]:
+    """The range from `low` to `high` widened to whole multiples of a round step (1, 2, 2.5 or 5
+    times a power of ten, about a `parts`-th of the range): at most a step more on each side, so
+    the bars still fill more than half of it. A range that is empty or not finite stays as it is."""
+    span = high - low
+    if not (np.isfinite(low) and np.isfinite(high)) or span <= 0.0:
+        return low, high
+    wanted = span / parts
+    power = 10.0 ** np.floor(np.log10(wanted))
+    step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= wanted * (1 - 1e-12))
+    return float(np.floor(low / step) * step), float(np.ceil(high / step) * step)
