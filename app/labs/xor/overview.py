@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QEvent, QSignalBlocker
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QComboBox, QHBoxLayout, QStackedWidget, QVBoxLayout, QWidget
 
 from app import i18n
 from app.labs.xor.common import (FORMULA_PT, RIGHT_COLOUR, TABLE_DECIMALS, TEXT_PT, WRONG_COLOUR, label,
                                  set_text, trimmed)
 from app.labs.xor.state import LinearModel, TableFacts
 from app.labs.xor.table import XorTable
+from app.widgets.appearance import appearance
 from app.widgets.labels import activation_label
 from app.widgets.style import font
 from core.labs import xor as lab
@@ -55,8 +56,9 @@ class XorOverview(QWidget):
         ffn_layout.setContentsMargins(0, 0, 0, 0)
         ffn_layout.setSpacing(4)
         # the title above its box: side by side they would widen the lab past a projector's
-        # 1024 px at presentation size (and the explorer with it: the work area is as wide as its widest page)
-        row = QVBoxLayout()
+        # 1024 px at presentation size (and the explorer with it: the work area is as wide as its widest page).
+        # Presenting they stand side by side (see _follow_presenting).
+        row = self.activation_row = QVBoxLayout()
         row.setSpacing(2)
         self.activation_title = label("xorActivationTitle", TEXT_PT, wrap=False)
         self.activation_combo = QComboBox()
@@ -69,7 +71,7 @@ class XorOverview(QWidget):
             self.activation_combo.addItem("", name)
         self.activation_combo.currentIndexChanged.connect(self._activation_picked)
         row.addWidget(self.activation_title)
-        row.addWidget(self.activation_combo)
+        row.addWidget(self.activation_combo, 1)
         ffn_layout.addLayout(row)
         self.threshold_label = label("xorThreshold", TEXT_PT)
         self.collapsed_label = label("xorCollapsed", FORMULA_PT)
@@ -84,6 +86,17 @@ class XorOverview(QWidget):
         self._linear = True                          # the table shows the line's ŷ (parts ① ②) or the FFN's
         self._glosses_stale = False
         self.retranslate()
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
+
+    def _follow_presenting(self) -> None:
+        """Presenting, "Activation:" stands beside its box, not above it: the box beside the table
+        is the overview's tallest part when the activation is removed (the collapsed line's formula),
+        and at 1024×768 with 150 % zoom the drawing below needed that line's height."""
+        beside = appearance().presenting
+        self.activation_row.setDirection(QBoxLayout.Direction.LeftToRight if beside
+                                         else QBoxLayout.Direction.TopToBottom)
+        self.activation_row.setSpacing(6 if beside else 2)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
