@@ -1,10 +1,10 @@
 """Part 1 of the FFN page: the formula term by term, each term pointing at its hooks."""
 from __future__ import annotations
 
-from PySide6.QtCore import QMargins, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from app.labs.ffn_page.common import FORMULA_PT, HEADING_PT, Part, note_frame, shape_text, text_label
+from app.labs.ffn_page.common import FORMULA_PT, HEADING_PT, Part, note_frame, shape_text, text_label, tighten
 from app.session import Change
 from app.widgets.labels import activation_label
 from app.widgets.style import font
@@ -80,6 +80,7 @@ class FfnFormulaPart(Part):
         layout.addLayout(row)
         layout.addWidget(self.hint)
         self.term_box = note_frame(self.explanation, self.hooks, object_name="ffnTermBox")
+        self.term_box_layout = self.term_box.layout()     # kept: tighten() remembers its roomy lengths on it
         layout.addWidget(self.term_box)
         layout.addWidget(self.shapes)
         layout.addWidget(self.position_note)
@@ -90,7 +91,6 @@ class FfnFormulaPart(Part):
         # Side notes the desk reads and a projector leaves out (the page shows whole at 1024×768);
         # and the hint, which the term box's "Pick a term …" says again
         self.desk_only = (self.transpose_note, key_value_note, self.hint)
-        self._roomy = (layout.contentsMargins(), layout.spacing())
 
         self._structure: object = None
         self.retranslate()
@@ -98,10 +98,8 @@ class FfnFormulaPart(Part):
     def follow_presenting(self, presenting: bool) -> None:
         """Presenting, the page's rows stand closer (at 1024×768 with 150 % zoom it scrolled 45 px,
         zh 77, below the dataflow the step shows above it)."""
-        margins, spacing = self._roomy
-        self.page_layout.setContentsMargins(QMargins(6, 2, 6, 2) if presenting else margins)
-        self.page_layout.setSpacing(2 if presenting else spacing)
-        self.term_box.layout().setContentsMargins(*((10, 3, 10, 3) if presenting else (10, 8, 10, 8)))
+        tighten(self.page_layout, presenting)
+        tighten(self.term_box_layout, presenting, (10, 3, 10, 3), self.term_box_layout.spacing())
 
     def retranslate(self) -> None:
         self.heading.setText(self.tr("The position-wise feed-forward network"))

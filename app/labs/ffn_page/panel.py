@@ -70,6 +70,7 @@ class FfnPagePanel(LabPanel):
         for widget in self.formula.desk_only + self.shapes.desk_only:
             widget.setVisible(not appearance().presenting)
         self.formula.follow_presenting(appearance().presenting)
+        self.width_part.follow_presenting(appearance().presenting)
 
     def session_changed(self, change: Change) -> None:
         self.source.session_changed(change)
