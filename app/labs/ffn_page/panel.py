@@ -71,6 +71,7 @@ class FfnPagePanel(LabPanel):
             widget.setVisible(not appearance().presenting)
         self.formula.follow_presenting(appearance().presenting)
         self.width_part.follow_presenting(appearance().presenting)
+        self.shuffle.follow_presenting(appearance().presenting)
 
     def session_changed(self, change: Change) -> None:
         self.source.session_changed(change)
