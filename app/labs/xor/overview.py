@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QSignalBlocker
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize
 from PySide6.QtWidgets import QBoxLayout, QComboBox, QHBoxLayout, QStackedWidget, QVBoxLayout, QWidget
 
 from app import i18n
@@ -18,6 +18,30 @@ from core.labs import xor as lab
 from core.numbers import format_number, parenthesized
 
 ACTIVATIONS = ("relu", "gelu_tanh", "identity")       # the lab's three choices
+
+
+class SidePage(QWidget):
+    """A page of the box beside the table. At the desk the box is as tall as its tallest page
+    whichever is shown (the table and the parts below stay put when the learner moves between the
+    linear and the FFN parts). Presenting, a page not shown asks for no height: the linear parts'
+    identity, eight lines, held the FFN parts' overview 30 px taller than its table, and at
+    1024×768 with 150 % zoom the parts below needed that height. (A QStackedWidget asks each page
+    itself, so the page says it.)"""
+
+    def _stands_aside(self) -> bool:
+        stack = self.parentWidget()
+        return appearance().presenting and isinstance(stack, QStackedWidget) and stack.currentWidget() is not self
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        return 0 if self._stands_aside() else super().heightForWidth(width)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().sizeHint()
+        return QSize(hint.width(), 0) if self._stands_aside() else hint
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), 0) if self._stands_aside() else hint
 
 
 class XorOverview(QWidget):
@@ -45,13 +69,13 @@ class XorOverview(QWidget):
 
         self.side = QStackedWidget()
         self.side.setObjectName("xorSide")
-        linear_side = QWidget()
+        linear_side = SidePage()
         linear_layout = QVBoxLayout(linear_side)
         linear_layout.setContentsMargins(0, 0, 0, 0)
         self.identity_label = label("xorIdentity", FORMULA_PT)
         linear_layout.addWidget(self.identity_label)
         linear_layout.addStretch(1)
-        ffn_side = QWidget()
+        ffn_side = SidePage()
         ffn_layout = QVBoxLayout(ffn_side)
         ffn_layout.setContentsMargins(0, 0, 0, 0)
         ffn_layout.setSpacing(4)
@@ -82,12 +106,19 @@ class XorOverview(QWidget):
         ffn_layout.addStretch(1)
         self.side.addWidget(linear_side)
         self.side.addWidget(ffn_side)
+        self.side.currentChanged.connect(lambda _index: self._side_changed())
         top.addWidget(self.side, 9)
+        self.top_layout = top
         self._linear = True                          # the table shows the line's ŷ (parts ① ②) or the FFN's
         self._glosses_stale = False
         self.retranslate()
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
+
+    def _side_changed(self) -> None:
+        for index in range(self.side.count()):      # the pages' sizes as asked now
+            self.side.widget(index).updateGeometry()
+        self.side.updateGeometry()
 
     def _follow_presenting(self) -> None:
         """Presenting, "Activation:" stands beside its box, not above it: the box beside the table
@@ -97,6 +128,7 @@ class XorOverview(QWidget):
         self.activation_row.setDirection(QBoxLayout.Direction.LeftToRight if beside
                                          else QBoxLayout.Direction.TopToBottom)
         self.activation_row.setSpacing(6 if beside else 2)
+        self._side_changed()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
@@ -177,6 +209,13 @@ class XorOverview(QWidget):
         set_text(self.reference_label, self.tr("(guessing 0.5 for every sentence gives MSE %1)")
                  .replace("%1", trimmed(self.facts.guess_mse)))
         self.select_row()
+        # Presenting, the FFN parts' box beside the table is short (the activation and its verdict;
+        # not the collapsed line's formula, with no activation): the table's column takes a little
+        # more width, and the MSE stays on one line (at 1024×768 with 150 % zoom "MSE =" and its
+        # number fell on two lines, and the bias page scrolled)
+        wide = appearance().presenting and not linear and s.config.activation != "identity"
+        self.top_layout.setStretch(0, 13 if wide else 11)
+        self.top_layout.setStretch(1, 7 if wide else 9)
         if linear:
             self.side.setCurrentIndex(0)
             self._refresh_identity()
