@@ -97,7 +97,7 @@ class FfnMisconceptionsPart(DemoPart):
         # zh 115, and the plots' axes were below the edge)
         tighten(self.page_layout, presenting)
         for box in self.box_layouts:
-            tighten(box, presenting, (10, 3, 10, 3), box.spacing())
+            tighten(box, presenting, (10, 1, 10, 1), box.spacing())
         self._fit_explanation()
 
     def _fit_explanation(self) -> None:

@@ -121,14 +121,19 @@ class XorOverview(QWidget):
         self.side.updateGeometry()
 
     def _follow_presenting(self) -> None:
-        """Presenting, "Activation:" stands beside its box, not above it: the box beside the table
-        is the overview's tallest part when the activation is removed (the collapsed line's formula),
-        and at 1024×768 with 150 % zoom the drawing below needed that line's height."""
-        beside = appearance().presenting
-        self.activation_row.setDirection(QBoxLayout.Direction.LeftToRight if beside
-                                         else QBoxLayout.Direction.TopToBottom)
-        self.activation_row.setSpacing(6 if beside else 2)
+        self._place_activation_title()
         self._side_changed()
+
+    def _place_activation_title(self) -> None:
+        """Presenting with no activation, "Activation:" stands beside its box, not above it: the box
+        beside the table is then the overview's tallest part (the collapsed line's formula), and at
+        1024×768 with 150 % zoom the drawing below needed that line's height. (Not with GELU: its
+        long name needs the box's whole width.) Only a change re-lays out."""
+        beside = appearance().presenting and self.session.config.activation == "identity"
+        direction = QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
+        if self.activation_row.direction() != direction:
+            self.activation_row.setDirection(direction)
+            self.activation_row.setSpacing(6 if beside else 2)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
@@ -209,13 +214,14 @@ class XorOverview(QWidget):
         set_text(self.reference_label, self.tr("(guessing 0.5 for every sentence gives MSE %1)")
                  .replace("%1", trimmed(self.facts.guess_mse)))
         self.select_row()
-        # Presenting, the FFN parts' box beside the table is short (the activation and its verdict;
-        # not the collapsed line's formula, with no activation): the table's column takes a little
-        # more width, and the MSE stays on one line (at 1024×768 with 150 % zoom "MSE =" and its
-        # number fell on two lines, and the bias page scrolled)
-        wide = appearance().presenting and not linear and s.config.activation != "identity"
-        self.top_layout.setStretch(0, 13 if wide else 11)
-        self.top_layout.setStretch(1, 7 if wide else 9)
+        # Presenting with ReLU, the FFN parts' box beside the table is short (the activation and its
+        # verdict; not the collapsed line's formula, nor GELU's long name in its box): the table's
+        # column takes a little more width, and the MSE stays on one line (at 1024×768 with 150 %
+        # zoom "MSE =" and its number fell on two lines, and the bias page scrolled)
+        wide = appearance().presenting and not linear and s.config.activation == "relu"
+        if self.top_layout.stretch(0) != (13 if wide else 11):           # only a change re-lays out
+            self.top_layout.setStretch(0, 13 if wide else 11)
+            self.top_layout.setStretch(1, 7 if wide else 9)
         if linear:
             self.side.setCurrentIndex(0)
             self._refresh_identity()
@@ -258,6 +264,7 @@ class XorOverview(QWidget):
             collapsed += "<br>" + self.tr("(α, β) = W_in·W_out = (%1, %2), γ = b_in·W_out + b_out = %3") \
                 .replace("%1", trimmed(alpha)).replace("%2", trimmed(beta)).replace("%3", trimmed(gamma))
         set_text(self.collapsed_label, collapsed)
+        self._place_activation_title()
         self.collapsed_label.setVisible(bool(collapsed))
         if activation == "gelu_tanh":
             exact = lab.outputs_with(s.config, state.weights, state.inputs, activation="gelu")
