@@ -18,6 +18,7 @@ TICK_PT = 10
 ROW_DECIMALS = 3            # vectors in the shuffle tables: short enough for two tables side by side
 # Okabe–Ito: told apart with the common colour-vision deficiencies.
 KIND_COLOURS = {"input": "#0072B2", "parameter": "#E69F00", "output": "#009E73", "intermediate": "#999999"}
+NOTE_MARGINS = (10, 8, 10, 8)   # a note frame's, at the desk
 LINE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
 
 
@@ -39,20 +40,19 @@ def note_frame(*widgets: QWidget, object_name: str = "") -> QFrame:
     frame.setFrameShape(QFrame.Shape.StyledPanel)
     frame.setStyleSheet("QFrame { background: #f6f6f2; border-radius: 6px; }")
     layout = QVBoxLayout(frame)
-    layout.setContentsMargins(10, 8, 10, 8)
+    layout.setContentsMargins(*NOTE_MARGINS)
     for widget in widgets:
         layout.addWidget(widget)
     return frame
 
 
-def tighten(layout, presenting: bool, margins: tuple[int, int, int, int] = (6, 2, 6, 2), spacing: int = 2) -> None:
+def tighten(layout, presenting: bool, margins: tuple[int, int, int, int] = (6, 2, 6, 2), spacing: int = 2,
+            roomy: tuple[int, int, int, int] = (-1, -1, -1, -1)) -> None:
     """Presenting, a part's rows stand closer (a 1024×768 projector at 150 % zoom has little height
-    below the tab bar); at the desk the layout's own margins and spacing come back."""
-    if not hasattr(layout, "_blocklab_roomy"):
-        layout._blocklab_roomy = (layout.contentsMargins(), layout.spacing())
-    roomy_margins, roomy_spacing = layout._blocklab_roomy
-    layout.setContentsMargins(QMargins(*margins) if presenting else roomy_margins)
-    layout.setSpacing(spacing if presenting else roomy_spacing)
+    below the tab bar); at the desk the layout's own margins (`roomy`; −1: the style's) and the
+    style's spacing come back."""
+    layout.setContentsMargins(QMargins(*(margins if presenting else roomy)))
+    layout.setSpacing(spacing if presenting else -1)
 
 
 def shape_text(shape: tuple[int, ...]) -> str:

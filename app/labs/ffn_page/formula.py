@@ -4,7 +4,8 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from app.labs.ffn_page.common import FORMULA_PT, HEADING_PT, Part, note_frame, shape_text, text_label, tighten
+from app.labs.ffn_page.common import (FORMULA_PT, HEADING_PT, NOTE_MARGINS, Part, note_frame, shape_text, text_label,
+                                      tighten)
 from app.session import Change
 from app.widgets.labels import activation_label
 from app.widgets.style import font
@@ -80,7 +81,7 @@ class FfnFormulaPart(Part):
         layout.addLayout(row)
         layout.addWidget(self.hint)
         self.term_box = note_frame(self.explanation, self.hooks, object_name="ffnTermBox")
-        self.term_box_layout = self.term_box.layout()     # kept: tighten() remembers its roomy lengths on it
+        self.term_box_layout = self.term_box.layout()
         layout.addWidget(self.term_box)
         layout.addWidget(self.shapes)
         layout.addWidget(self.position_note)
@@ -99,7 +100,7 @@ class FfnFormulaPart(Part):
         """Presenting, the page's rows stand closer (at 1024×768 with 150 % zoom it scrolled 45 px,
         zh 77, below the dataflow the step shows above it)."""
         tighten(self.page_layout, presenting)
-        tighten(self.term_box_layout, presenting, (10, 3, 10, 3), self.term_box_layout.spacing())
+        tighten(self.term_box_layout, presenting, (10, 3, 10, 3), -1, NOTE_MARGINS)
 
     def retranslate(self) -> None:
         self.heading.setText(self.tr("The position-wise feed-forward network"))

@@ -8,8 +8,8 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
-from app.labs.ffn_page.common import (HEADING_PT, LINE_COLOURS, TEXT_PT, PlotWidget, new_plot, note_frame,
-                                      snapped_range, text_label, tighten)
+from app.labs.ffn_page.common import (HEADING_PT, LINE_COLOURS, NOTE_MARGINS, TEXT_PT, PlotWidget, new_plot,
+                                      note_frame, snapped_range, text_label, tighten)
 from app.labs.ffn_page.source import DemoPart, FfnDemoSource
 from app.widgets.appearance import appearance
 from app.widgets.style import font
@@ -75,7 +75,6 @@ class FfnMisconceptionsPart(DemoPart):
         layout.addWidget(self.check)
         box3 = note_frame(self.claim3, self.text3, object_name="ffnMis3")
         layout.addWidget(box3)
-        # kept: tighten() remembers their roomy lengths on them
         self.box_layouts = [box.layout() for box in (box1, box2, box3)]
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
@@ -97,7 +96,7 @@ class FfnMisconceptionsPart(DemoPart):
         # zh 115, and the plots' axes were below the edge)
         tighten(self.page_layout, presenting)
         for box in self.box_layouts:
-            tighten(box, presenting, (10, 1, 10, 1), box.spacing())
+            tighten(box, presenting, (10, 1, 10, 1), -1, NOTE_MARGINS)
         self._fit_explanation()
 
     def _fit_explanation(self) -> None:

@@ -8,8 +8,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHea
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app import i18n
-from app.labs.ffn_page.common import (HEADING_PT, ROW_DECIMALS, TEXT_PT, mono_font, note_frame, row_text,
-                                      text_label, tighten, vector_text)
+from app.labs.ffn_page.common import (HEADING_PT, NOTE_MARGINS, ROW_DECIMALS, TEXT_PT, mono_font, note_frame,
+                                      row_text, text_label, tighten, vector_text)
 from app.labs.ffn_page.source import DemoPart, FfnDemoSource
 from app.widgets.appearance import appearance
 from app.widgets.style import font
@@ -62,7 +62,7 @@ class FfnShufflePart(DemoPart):
         layout.addWidget(self.glossary)
         layout.addLayout(grid)
         self.verdict_box = note_frame(self.verdict)
-        self.verdict_layout = self.verdict_box.layout()   # kept: tighten() remembers its roomy lengths on it
+        self.verdict_layout = self.verdict_box.layout()
         layout.addWidget(self.verdict_box)
         layout.addWidget(self.full_note)
         layout.addStretch(1)
@@ -80,7 +80,7 @@ class FfnShufflePart(DemoPart):
         for widget in (self.intro, self.full_note):
             widget.setVisible(not presenting)
         tighten(self.page_layout, presenting)
-        tighten(self.verdict_layout, presenting, (10, 3, 10, 3), self.verdict_layout.spacing())
+        tighten(self.verdict_layout, presenting, (10, 3, 10, 3), -1, NOTE_MARGINS)
 
     def _table(self, object_name: str) -> QTableWidget:
         table = QTableWidget(0, self.COLUMNS)

@@ -5,8 +5,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from app.labs.ffn_page.common import (EDGE_PT, HEADING_PT, Part, PlotWidget, new_plot, note_frame, text_label,
-                                     tighten)
+from app.labs.ffn_page.common import (EDGE_PT, HEADING_PT, NOTE_MARGINS, Part, PlotWidget, new_plot, note_frame,
+                                      text_label, tighten)
 from app.widgets.style import font
 from core.labs.ffn_page import (GPT2_D_FF, GPT2_D_MODEL, VASWANI_BASE_D_FF, VASWANI_D_MODEL, VASWANI_SOURCE,
                                 VASWANI_WIDTH, ffn_parameter_parts, gpt2_ffn_parameters, width_ratio)
@@ -49,7 +49,7 @@ class FfnWidthPart(Part):
         layout.addWidget(self.plot_widget, 1)
         layout.addWidget(self.source)
         self.gpt2_box = note_frame(self.gpt2)
-        self.gpt2_layout = self.gpt2_box.layout()         # kept: tighten() remembers its roomy lengths on it
+        self.gpt2_layout = self.gpt2_box.layout()
         layout.addWidget(self.gpt2_box)
         layout.addStretch(0)
         self.retranslate()
@@ -58,7 +58,7 @@ class FfnWidthPart(Part):
         """Presenting, the rows and the GPT-2 box's margins closer: at 1024×768 with 150 % zoom the
         page scrolled 12 px (zh 40)."""
         tighten(self.page_layout, presenting, (6, 0, 6, 0))
-        tighten(self.gpt2_layout, presenting, (10, 3, 10, 3), self.gpt2_layout.spacing())
+        tighten(self.gpt2_layout, presenting, (10, 3, 10, 3), -1, NOTE_MARGINS)
 
     def plotted(self) -> tuple[np.ndarray, np.ndarray]:
         x, y = self.curve.getData()

@@ -31,7 +31,6 @@ class XorBiasPart(QWidget):
         self._never = np.zeros(0, dtype=bool)
         layout = self.page_layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 4, 4)
-        self._roomy_spacing = layout.spacing()
         row = QHBoxLayout()
         self.bias_title = label("xorBiasTitle", TEXT_PT, wrap=False)
         self.bias_slider = QSlider(Qt.Orientation.Horizontal)
@@ -92,7 +91,7 @@ class XorBiasPart(QWidget):
         1024×768 with 150 % zoom the page scrolled 63 px, zh 14, the plots' axes below the edge)."""
         presenting = appearance().presenting
         self.page_layout.setContentsMargins(*((4, 0, 4, 0) if presenting else (4, 6, 4, 4)))
-        self.page_layout.setSpacing(2 if presenting else self._roomy_spacing)
+        self.page_layout.setSpacing(2 if presenting else -1)         # -1: the style's
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:

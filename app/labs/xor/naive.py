@@ -143,9 +143,7 @@ class XorNaivePart(QWidget):
         # and its rows stand closer (the page's margins too): at 1024×768 with 150 % zoom the
         # column still scrolled by 34–46 px
         tight = look.presenting
-        if not hasattr(self, "_roomy_margins"):
-            self._roomy_margins = self.controls.layout().contentsMargins()
-        self.controls.layout().setContentsMargins(QMargins(2, 0, 2, 0) if tight else self._roomy_margins)
+        self.controls.layout().setContentsMargins(QMargins(2, 0, 2, 0) if tight else QMargins(-1, -1, -1, -1))
         self.controls.layout().setSpacing(2 if tight else -1)
         self.controls_grid.setVerticalSpacing(1 if tight else -1)
         self.page_layout.setContentsMargins(*((4, 0, 4, 0) if tight else (4, 6, 4, 4)))
