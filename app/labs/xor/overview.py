@@ -122,7 +122,19 @@ class XorOverview(QWidget):
 
     def _follow_presenting(self) -> None:
         self._place_activation_title()
+        self._place_columns()
         self._side_changed()
+
+    def _place_columns(self) -> None:
+        """Presenting with ReLU, the FFN parts' box beside the table is short (the activation and its
+        verdict; not the collapsed line's formula, nor GELU's long name in its box): the table's
+        column takes a little more width, and the MSE stays on one line (at 1024×768 with 150 %
+        zoom "MSE =" and its number fell on two lines, and the bias page scrolled). Only a change
+        re-lays out."""
+        wide = appearance().presenting and not self._linear and self.session.config.activation == "relu"
+        if self.top_layout.stretch(0) != (13 if wide else 11):
+            self.top_layout.setStretch(0, 13 if wide else 11)
+            self.top_layout.setStretch(1, 7 if wide else 9)
 
     def _place_activation_title(self) -> None:
         """Presenting with no activation, "Activation:" stands beside its box, not above it: the box
@@ -214,14 +226,7 @@ class XorOverview(QWidget):
         set_text(self.reference_label, self.tr("(guessing 0.5 for every sentence gives MSE %1)")
                  .replace("%1", trimmed(self.facts.guess_mse)))
         self.select_row()
-        # Presenting with ReLU, the FFN parts' box beside the table is short (the activation and its
-        # verdict; not the collapsed line's formula, nor GELU's long name in its box): the table's
-        # column takes a little more width, and the MSE stays on one line (at 1024×768 with 150 %
-        # zoom "MSE =" and its number fell on two lines, and the bias page scrolled)
-        wide = appearance().presenting and not linear and s.config.activation == "relu"
-        if self.top_layout.stretch(0) != (13 if wide else 11):           # only a change re-lays out
-            self.top_layout.setStretch(0, 13 if wide else 11)
-            self.top_layout.setStretch(1, 7 if wide else 9)
+        self._place_columns()
         if linear:
             self.side.setCurrentIndex(0)
             self._refresh_identity()
