@@ -59,6 +59,34 @@ class FfnWidthPart(Part):
         page scrolled 12 px (zh 40)."""
         tighten(self.page_layout, presenting, (6, 0, 6, 0))
         tighten(self.gpt2_layout, presenting, (10, 3, 10, 3), -1, NOTE_MARGINS)
+        self._fit_intro()
+
+    def _fit_intro(self) -> None:
+        """Presenting, the intro (the lesson's caption says it) steps aside when the plot would
+        otherwise be lower than its y axis's name is long (1024×768 with 150 % zoom: "dev perplexity
+        (lower is better)" ran past the plot's top and bottom). Worked out as if the intro were
+        shown, so showing or hiding it never changes the answer."""
+        from app.widgets.appearance import appearance
+        viewport = self.parentWidget()
+        shown = self.intro.isVisibleTo(self)
+        if not appearance().presenting or viewport is None:
+            if not shown:
+                self.intro.setVisible(True)
+            return
+        self.page_layout.activate()
+        total = self.page_layout.totalHeightForWidth(viewport.width())
+        if not shown:
+            total += self.intro.heightForWidth(max(1, self.heading.width() or viewport.width())) \
+                + max(0, self.page_layout.spacing())
+        plot_height = viewport.height() - (total - self.plot_widget.sizeHint().height())
+        needed = self.plot.getAxis("left").label.boundingRect().width() + self.plot.getAxis("bottom").height() + 12
+        fits = plot_height >= needed
+        if fits != shown:
+            self.intro.setVisible(fits)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_intro()
 
     def plotted(self) -> tuple[np.ndarray, np.ndarray]:
         x, y = self.curve.getData()
