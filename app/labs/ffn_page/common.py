@@ -55,6 +55,28 @@ def tighten(layout, presenting: bool, margins: tuple[int, int, int, int] = (6, 2
     layout.setSpacing(spacing if presenting else -1)
 
 
+def show_if_room(page: QWidget, layout, optional: QWidget, text_width: int, spacing: int,
+                 room_needed=lambda left: left >= 0) -> None:
+    """Presenting, show `optional` (a text of `page`, in `layout`'s column) only when
+    `room_needed(left)` holds for the height `left` over in the page's scroll area with it shown;
+    at the desk always. Worked out as if it were shown (its height at `text_width`, and `spacing`
+    above it), so showing or hiding it never changes the answer."""
+    from app.widgets.appearance import appearance
+    viewport = page.parentWidget()
+    shown = optional.isVisibleTo(page)
+    if not appearance().presenting or viewport is None:
+        if not shown:
+            optional.setVisible(True)
+        return
+    layout.activate()
+    total = layout.totalHeightForWidth(viewport.width())
+    if not shown:
+        total += optional.heightForWidth(max(1, text_width)) + max(0, spacing)
+    fits = room_needed(viewport.height() - total)
+    if fits != shown:
+        optional.setVisible(fits)
+
+
 def shape_text(shape: tuple[int, ...]) -> str:
     return "×".join(f"{n:,}" for n in shape)
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QW
 
 from app import i18n
 from app.labs.ffn_page.common import (HEADING_PT, LINE_COLOURS, NOTE_MARGINS, TEXT_PT, PlotWidget, new_plot,
-                                      note_frame, snapped_range, text_label, tighten)
+                                      note_frame, show_if_room, snapped_range, text_label, tighten)
 from app.labs.ffn_page.source import DemoPart, FfnDemoSource
 from app.widgets.appearance import appearance
 from app.widgets.style import font
@@ -104,20 +104,7 @@ class FfnMisconceptionsPart(DemoPart):
         aside when not (1024×768 with 150 % zoom: the lesson's caption says it, and the plots it
         explains need the height); its claim, the slider and the plots always stay. Whether it fits
         is worked out as if it were shown, so showing or hiding it never changes the answer."""
-        viewport = self.parentWidget()
-        shown = self.text2.isVisibleTo(self)
-        if not appearance().presenting or viewport is None:
-            if not shown:
-                self.text2.setVisible(True)
-            return
-        layout = self.page_layout
-        layout.activate()
-        needed = layout.totalHeightForWidth(viewport.width())
-        if not shown:
-            needed += self.text2.heightForWidth(max(1, self.claim2.width())) + max(0, self.box_layouts[1].spacing())
-        fits = needed <= viewport.height()
-        if fits != shown:
-            self.text2.setVisible(fits)
+        show_if_room(self, self.page_layout, self.text2, self.claim2.width(), self.box_layouts[1].spacing())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

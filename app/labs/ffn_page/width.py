@@ -6,7 +6,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.labs.ffn_page.common import (EDGE_PT, HEADING_PT, NOTE_MARGINS, Part, PlotWidget, new_plot, note_frame,
-                                      text_label, tighten)
+                                      show_if_room, text_label, tighten)
 from app.widgets.style import font
 from core.labs.ffn_page import (GPT2_D_FF, GPT2_D_MODEL, VASWANI_BASE_D_FF, VASWANI_D_MODEL, VASWANI_SOURCE,
                                 VASWANI_WIDTH, ffn_parameter_parts, gpt2_ffn_parameters, width_ratio)
@@ -66,23 +66,10 @@ class FfnWidthPart(Part):
         otherwise be lower than its y axis's name is long (1024×768 with 150 % zoom: "dev perplexity
         (lower is better)" ran past the plot's top and bottom). Worked out as if the intro were
         shown, so showing or hiding it never changes the answer."""
-        from app.widgets.appearance import appearance
-        viewport = self.parentWidget()
-        shown = self.intro.isVisibleTo(self)
-        if not appearance().presenting or viewport is None:
-            if not shown:
-                self.intro.setVisible(True)
-            return
-        self.page_layout.activate()
-        total = self.page_layout.totalHeightForWidth(viewport.width())
-        if not shown:
-            total += self.intro.heightForWidth(max(1, self.heading.width() or viewport.width())) \
-                + max(0, self.page_layout.spacing())
-        plot_height = viewport.height() - (total - self.plot_widget.sizeHint().height())
+        # the plot's height is its least (its size hint) and what the page has left
         needed = self.plot.getAxis("left").label.boundingRect().width() + self.plot.getAxis("bottom").height() + 12
-        fits = plot_height >= needed
-        if fits != shown:
-            self.intro.setVisible(fits)
+        show_if_room(self, self.page_layout, self.intro, self.width() - 12, self.page_layout.spacing(),
+                     lambda left: self.plot_widget.sizeHint().height() + left >= needed)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
