@@ -81,7 +81,7 @@ class XorOverview(QWidget):
         ffn_layout.setSpacing(4)
         # the title above its box: side by side they would widen the lab past a projector's
         # 1024 px at presentation size (and the explorer with it: the work area is as wide as its widest page).
-        # Presenting they stand side by side (see _follow_presenting).
+        # Presenting with no activation they stand side by side (see _place_activation_title).
         row = self.activation_row = QVBoxLayout()
         row.setSpacing(2)
         self.activation_title = label("xorActivationTitle", TEXT_PT, wrap=False)
