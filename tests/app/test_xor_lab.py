@@ -545,23 +545,26 @@ def test_live_numbers_re_lay_out_the_overview_alone(lab_panel, qtbot):
 def test_the_drawing_grows_with_presentation_mode_and_keeps_its_parts_apart(lab_panel, qtbot):
     """On a projector the drawing's own texts and boxes grow like every other text (they were
     painted at 100 %: 13 px column headers in presentation mode), and at its least height no
-    spin box covers another or a node."""
+    spin box covers another or a node. Presenting, its vertical lengths are its tighter ones
+    (diagram.Lengths): the neurons' boxes are lower, for two lines of text, and the spins narrower."""
     from PySide6.QtCore import QRectF
 
+    from app.labs.xor.diagram import PRESENTING_SPIN_WIDTH, Lengths
     from app.widgets.appearance import PRESENTING_SCALE, appearance
     _, panel = lab_panel
     panel.set_focus("ffn")
     diagram = panel.part("ffn").diagram
     before = {name: rect.height() for name, rect in diagram._geometry.items()}
-    least = diagram.minimumHeight()
     appearance().set_presenting(True)
-    qtbot.waitUntil(lambda: diagram.minimumHeight() > least)
+    spins = list(diagram.spins.values())
+    qtbot.waitUntil(lambda: all(spin.width() == appearance().pixels(PRESENTING_SPIN_WIDTH) for spin in spins))
     diagram.resize(diagram.width(), diagram.minimumHeight())
     for name, height in before.items():
-        assert diagram._geometry[name].height() == pytest.approx(height * PRESENTING_SCALE), name
-    spins = list(diagram.spins.values())
+        if name.startswith("neuron"):
+            assert diagram._geometry[name].height() == pytest.approx(2 * Lengths(True).half * PRESENTING_SCALE), name
+        else:
+            assert diagram._geometry[name].height() == pytest.approx(height * PRESENTING_SCALE), name
     for spin in spins:
-        assert spin.width() == appearance().pixels(112)
         assert diagram.rect().contains(spin.geometry()), spin.objectName()
         assert not [name for name, rect in diagram._geometry.items() if QRectF(spin.geometry()).intersects(rect)]
         assert not [other for other in spins if other is not spin and other.geometry().intersects(spin.geometry())]

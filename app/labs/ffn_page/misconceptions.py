@@ -8,8 +8,8 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
-from app.labs.ffn_page.common import (HEADING_PT, LINE_COLOURS, TEXT_PT, PlotWidget, new_plot, note_frame,
-                                      snapped_range, text_label)
+from app.labs.ffn_page.common import (HEADING_PT, LINE_COLOURS, NOTE_MARGINS, TEXT_PT, PlotWidget, new_plot,
+                                      note_frame, show_if_room, snapped_range, text_label, tighten)
 from app.labs.ffn_page.source import DemoPart, FfnDemoSource
 from app.widgets.appearance import appearance
 from app.widgets.style import font
@@ -63,16 +63,19 @@ class FfnMisconceptionsPart(DemoPart):
         go_row.addWidget(self.summary1, 1)
         go_row.addWidget(self.go_shuffle, 0, Qt.AlignmentFlag.AlignTop)
 
-        layout = QVBoxLayout(self)
+        layout = self.page_layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
-        layout.addWidget(note_frame(self.claim1, self.text1, object_name="ffnMis1"))
+        box1 = note_frame(self.claim1, self.text1, object_name="ffnMis1")
+        layout.addWidget(box1)
         layout.addLayout(go_row)
         box2 = note_frame(self.claim2, self.text2, object_name="ffnMis2")
         layout.addWidget(box2)
         layout.addLayout(slider_row)
         layout.addLayout(plots, 1)                       # the room left goes to the plots
         layout.addWidget(self.check)
-        layout.addWidget(note_frame(self.claim3, self.text3, object_name="ffnMis3"))
+        box3 = note_frame(self.claim3, self.text3, object_name="ffnMis3")
+        layout.addWidget(box3)
+        self.box_layouts = [box.layout() for box in (box1, box2, box3)]
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
         source.shuffled.connect(self._refresh_summary)
@@ -89,6 +92,23 @@ class FfnMisconceptionsPart(DemoPart):
         presenting = appearance().presenting
         for widget in (self.text1, self.text3, self.check):
             widget.setVisible(not presenting)
+        # the rows and the claims' boxes closer (at 1024×768 with 150 % zoom the page scrolled 127 px,
+        # zh 115, and the plots' axes were below the edge)
+        tighten(self.page_layout, presenting)
+        for box in self.box_layouts:
+            tighten(box, presenting, (10, 1, 10, 1), -1, NOTE_MARGINS)
+        self._fit_explanation()
+
+    def _fit_explanation(self) -> None:
+        """Presenting, the softmax explanation stays when the page has the height for it and steps
+        aside when not (1024×768 with 150 % zoom: the lesson's caption says it, and the plots it
+        explains need the height); its claim, the slider and the plots always stay. Whether it fits
+        is worked out as if it were shown, so showing or hiding it never changes the answer."""
+        show_if_room(self, self.page_layout, self.text2, self.claim2.width(), self.box_layouts[1].spacing())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_explanation()
 
     @staticmethod
     def _plot(object_name: str):

@@ -69,6 +69,9 @@ class FfnPagePanel(LabPanel):
             part.heading.setVisible(not appearance().presenting)
         for widget in self.formula.desk_only + self.shapes.desk_only:
             widget.setVisible(not appearance().presenting)
+        self.formula.follow_presenting(appearance().presenting)
+        self.width_part.follow_presenting(appearance().presenting)
+        self.shuffle.follow_presenting(appearance().presenting)
 
     def session_changed(self, change: Change) -> None:
         self.source.session_changed(change)

@@ -5,7 +5,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from app.labs.ffn_page.common import EDGE_PT, HEADING_PT, Part, PlotWidget, new_plot, note_frame, text_label
+from app.labs.ffn_page.common import (EDGE_PT, HEADING_PT, NOTE_MARGINS, Part, PlotWidget, new_plot, note_frame,
+                                      show_if_room, text_label, tighten)
 from app.widgets.style import font
 from core.labs.ffn_page import (GPT2_D_FF, GPT2_D_MODEL, VASWANI_BASE_D_FF, VASWANI_D_MODEL, VASWANI_SOURCE,
                                 VASWANI_WIDTH, ffn_parameter_parts, gpt2_ffn_parameters, width_ratio)
@@ -42,14 +43,37 @@ class FfnWidthPart(Part):
         self.source.setStyleSheet("color: #555555;")
         self.gpt2 = text_label("ffnWidthGpt2", rich=True)
 
-        layout = QVBoxLayout(self)
+        layout = self.page_layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(self.intro)
         layout.addWidget(self.plot_widget, 1)
         layout.addWidget(self.source)
-        layout.addWidget(note_frame(self.gpt2))
+        self.gpt2_box = note_frame(self.gpt2)
+        self.gpt2_layout = self.gpt2_box.layout()
+        layout.addWidget(self.gpt2_box)
         layout.addStretch(0)
         self.retranslate()
+
+    def follow_presenting(self, presenting: bool) -> None:
+        """Presenting, the rows and the GPT-2 box's margins closer: at 1024×768 with 150 % zoom the
+        page scrolled 12 px (zh 40)."""
+        tighten(self.page_layout, presenting, (6, 0, 6, 0))
+        tighten(self.gpt2_layout, presenting, (10, 3, 10, 3), -1, NOTE_MARGINS)
+        self._fit_intro()
+
+    def _fit_intro(self) -> None:
+        """Presenting, the intro (the lesson's caption says it) steps aside when the plot would
+        otherwise be lower than its y axis's name is long (1024×768 with 150 % zoom: "dev perplexity
+        (lower is better)" ran past the plot's top and bottom). Worked out as if the intro were
+        shown, so showing or hiding it never changes the answer."""
+        # the plot's height is its least (its size hint) and what the page has left
+        needed = self.plot.getAxis("left").label.boundingRect().width() + self.plot.getAxis("bottom").height() + 12
+        show_if_room(self, self.page_layout, self.intro, self.width() - 12, self.page_layout.spacing(),
+                     lambda left: self.plot_widget.sizeHint().height() + left >= needed)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_intro()
 
     def plotted(self) -> tuple[np.ndarray, np.ndarray]:
         x, y = self.curve.getData()

@@ -11,6 +11,7 @@ from app import i18n
 from app.labs.xor.common import (BIAS_NEURON, POINT_COLOUR, ROW_COLOURS, SLIDER_SCALE, TEXT_PT, WRONG_COLOUR,
                                  axis_label, esc, graphics, label, new_plot, plot_title, set_text, steady_y_range,
                                  trimmed)
+from app.widgets.appearance import appearance
 from app.widgets.spin import session_spin, set_spin_value
 from app.widgets.style import font
 from core.formats.scenario import MAX_ABS_VALUE
@@ -28,7 +29,7 @@ class XorBiasPart(QWidget):
         self._sweep_key: tuple | None = None
         self._flip: lab.Flip | None = None
         self._never = np.zeros(0, dtype=bool)
-        layout = QVBoxLayout(self)
+        layout = self.page_layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 4, 4)
         row = QHBoxLayout()
         self.bias_title = label("xorBiasTitle", TEXT_PT, wrap=False)
@@ -82,6 +83,15 @@ class XorBiasPart(QWidget):
             self.bias_markers.append(marker)
         layout.addWidget(self.bias_view, 1)
         self.retranslate()
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
+
+    def _follow_presenting(self) -> None:
+        """Presenting, the page's rows stand closer: the plots need a projector's height (at
+        1024×768 with 150 % zoom the page scrolled 63 px, zh 14, the plots' axes below the edge)."""
+        presenting = appearance().presenting
+        self.page_layout.setContentsMargins(*((4, 0, 4, 0) if presenting else (4, 6, 4, 4)))
+        self.page_layout.setSpacing(2 if presenting else -1)         # -1: the style's
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:

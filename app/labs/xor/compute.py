@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QButtonGroup, QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QButtonGroup, QFrame, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from app import i18n
+from app.labs.fonts import own_fonts
 from app.labs.xor.common import BIAS_NEURON, FORMULA_PT, TEXT_PT, esc, label, set_text, trimmed
+from app.widgets.appearance import appearance
 from app.widgets.style import font
 from core.labs import xor as lab
 
@@ -18,9 +20,9 @@ class XorComputePart(QWidget):
         super().__init__(parent)
         self.setObjectName("xorComputePage")
         self.session = session
-        layout = QVBoxLayout(self)
+        layout = self.page_layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 4)
-        row = QHBoxLayout()
+        row = self.buttons_row = QHBoxLayout()
         self.compute_hint = label("xorComputeHint", TEXT_PT)
         row.addWidget(self.compute_hint, 1)
         self.neuron_buttons = QButtonGroup(self)
@@ -38,6 +40,7 @@ class XorComputePart(QWidget):
         layout.addLayout(row)
         self.expansion_label = label("xorExpansion", FORMULA_PT + 1)
         self.expansion_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        own_fonts(self.expansion_label)                  # sized by _follow_appearance
         frame = QFrame()
         frame.setFrameShape(QFrame.Shape.StyledPanel)
         frame_layout = QVBoxLayout(frame)
@@ -45,6 +48,23 @@ class XorComputePart(QWidget):
         frame_layout.addStretch(1)
         layout.addWidget(frame, 1)
         self.retranslate()
+        appearance().changed.connect(self._follow_appearance)
+        self._follow_appearance()
+
+    def _follow_appearance(self) -> None:
+        """Presenting, the hint steps aside (the lesson's caption says it), the neuron buttons stand
+        in a column right of the expansion, and the expansion is set in the lab's text size (16.5 pt
+        at 150 %), not its formula size: at 1024×768 with 150 % zoom all its lines fit the page
+        (it scrolled 66 px, zh 72), each still one line."""
+        presenting = appearance().presenting
+        self.compute_hint.setVisible(not presenting)
+        self.page_layout.setDirection(QBoxLayout.Direction.RightToLeft if presenting
+                                      else QBoxLayout.Direction.TopToBottom)
+        self.buttons_row.setDirection(QBoxLayout.Direction.TopToBottom if presenting
+                                      else QBoxLayout.Direction.LeftToRight)
+        self.page_layout.setAlignment(self.buttons_row, Qt.AlignmentFlag.AlignTop if presenting
+                                      else Qt.AlignmentFlag(0))
+        self.expansion_label.setFont(font(appearance().points(TEXT_PT if presenting else FORMULA_PT + 1)))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:

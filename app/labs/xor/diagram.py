@@ -19,6 +19,20 @@ from core.labs import xor as lab
 POSITIVE_EDGE = QColor("#b35806")
 NEGATIVE_EDGE = QColor("#542788")
 SPIN_WIDTH = 112                   # pixels at 100 %, like every length of the drawing
+PRESENTING_SPIN_WIDTH = 100        # presenting: a write-back spin fits between its neuron and Σ at 150 %
+
+
+class Lengths:
+    """The drawing's vertical lengths at 100 %. Presenting, they are tighter (the headers' row,
+    the neurons' boxes, the gaps): at 1024×768 with 150 % zoom the roomy drawing was a third
+    taller than its page, its lower spins out of sight and the write-back spins on the nodes."""
+
+    def __init__(self, presenting: bool):
+        self.top = 24 if presenting else 30            # the header captions' row
+        self.half = 18 if presenting else 30           # half a neuron's height (two lines of text)
+        self.bias_gap = 4 if presenting else 6         # a bias spin to its neuron
+        self.read_gap = 4 if presenting else 8         # between a neuron's two read spins
+        self.between = 8 if presenting else 12         # between the two neurons' read spins
 
 
 def scaled_font(points: float, bold: bool = False):
@@ -56,7 +70,6 @@ class XorDiagram(QWidget):
             spin = session_spin(name, -MAX_ABS_VALUE, MAX_ABS_VALUE, 0.1, session, points=TEXT_PT)
             spin.setParent(self)
             spin.setPrefix("+ " if tensor.startswith("b_") else "× ")
-            spin.setFixedWidth(appearance().pixels(SPIN_WIDTH))
             spin.setAlignment(Qt.AlignmentFlag.AlignCenter)
             spin.valueChanged.connect(lambda value, t=tensor, i=index: self.session.set_value(t, i, float(value),
                                                                                                 merge=True))
@@ -72,17 +85,24 @@ class XorDiagram(QWidget):
         self.retranslate()
 
     def _follow_appearance(self) -> None:
+        width = PRESENTING_SPIN_WIDTH if appearance().presenting else SPIN_WIDTH
         for spin in self.spins.values():
-            spin.setFixedWidth(appearance().pixels(SPIN_WIDTH))
+            spin.setFixedWidth(appearance().pixels(width))
         self.setMinimumSize(560, self._least_height())
         self._layout()
 
     def _least_height(self) -> int:
         """The height at which nothing overlaps: the headers, each neuron with a bias spin outside
-        it and two read spins beside it, a little air between the neurons' spins."""
+        it and two read spins beside it, a little air between the neurons' spins. Presenting, the
+        neurons may stand closer than their read spins (those move apart, above and below them)."""
         k = appearance().scale
+        n = Lengths(appearance().presenting)
         spin_h = self.spins[("b_out", (0,))].sizeHint().height()
-        outer = spin_h + 6 * k + 30 * k                      # a bias spin and half a neuron
+        outer = spin_h + n.bias_gap * k + n.half * k         # a bias spin and half a neuron
+        if appearance().presenting:
+            neurons = 2 * n.half * k + n.between * k         # the two neurons, a little apart
+            reads = 4 * spin_h + 2 * n.read_gap * k + n.between * k - 2 * outer   # the four read spins' column
+            return int(n.top * k + 2 * outer + max(neurons, reads) + 2) + 1
         between = 2 * (spin_h + 4 * k) + 12 * k              # the read spins of both neurons
         return int(30 * k + outer + between + outer + 2) + 1
 
@@ -146,14 +166,20 @@ class XorDiagram(QWidget):
     def _layout(self) -> None:
         w, h = self.width(), self.height()
         k = appearance().scale                     # every length chosen for 100 %
-        top = 30 * k                               # below the header captions
+        n = Lengths(appearance().presenting)
+        top = n.top * k                            # below the header captions
         usable = h - top - 8
         spin_h = self.spins[("b_out", (0,))].sizeHint().height()
-        half = 30 * k                              # half a neuron's height
+        half = n.half * k                          # half a neuron's height
         # the neurons as far apart as the bias spins above and below them allow
-        low = top + spin_h + 6 * k + half
-        high = h - spin_h - 6 * k - half - 2
+        low = top + spin_h + n.bias_gap * k + half
+        high = h - spin_h - n.bias_gap * k - half - 2
         neuron_y = [max(low, top + usable * 0.30), min(high, top + usable * 0.74)]
+        # each neuron's two read spins around it, or (neurons closer than their spins) moved apart
+        pitch = spin_h + n.read_gap * k
+        middle = (neuron_y[0] + neuron_y[1]) / 2
+        apart = max(neuron_y[1] - neuron_y[0], 2 * pitch + n.between * k - n.read_gap * k)
+        read_y = [middle - apart / 2, middle + apart / 2]
         g: dict[str, QRectF] = {}
         g["p"] = QRectF(w * 0.01, neuron_y[0] - 20 * k, 76 * k, 40 * k)
         g["n"] = QRectF(w * 0.01, neuron_y[1] - 20 * k, 76 * k, 40 * k)
@@ -167,9 +193,9 @@ class XorDiagram(QWidget):
         for j in range(2):
             for i in range(2):
                 spin = self.spins[("W_in", (i, j))]
-                spin.move(int(read_x - spin.width() / 2), int(neuron_y[j] + (i - 0.5) * (spin_h + 8 * k) - spin_h / 2))
+                spin.move(int(read_x - spin.width() / 2), int(read_y[j] + (i - 0.5) * pitch - spin_h / 2))
             bias = self.spins[("b_in", (j,))]
-            offset = -(half + spin_h + 6 * k) if j == 0 else half + 6 * k
+            offset = -(half + spin_h + n.bias_gap * k) if j == 0 else half + n.bias_gap * k
             bias.move(int(g[f"neuron{j}"].center().x() - bias.width() / 2), int(neuron_y[j] + offset))
             write = self.spins[("W_out", (j, 0))]
             write_x = (g[f"neuron{j}"].right() + g["sum"].left()) / 2
@@ -197,7 +223,7 @@ class XorDiagram(QWidget):
                 left, right = middle - needed / 2, middle + needed / 2
                 shift = max(0.0, -left) - max(0.0, right - self.width())
                 left, right = left + shift, right + shift
-            rects.append(QRectF(left, 2, right - left, 24 * k))
+            rects.append(QRectF(left, 2, right - left, min(24 * k, Lengths(appearance().presenting).top * k - 4)))
         return rects
 
     def contribution_rects(self) -> list[QRectF]:

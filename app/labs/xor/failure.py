@@ -6,11 +6,14 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
 
 from app.labs.xor.common import FORMULA_PT, TEXT_PT, esc, label, set_text, trimmed
+from app.labs.fonts import own_fonts
 from app.labs.xor.state import LinearModel, TableFacts
+from app.widgets.appearance import appearance
 from app.widgets.style import font
 from core.labs import xor as lab
 
 PARAGRAPH_GAP_PX = 8
+PRESENTING_GAP_PX = 3
 
 
 class XorFailurePart(QWidget):
@@ -22,10 +25,11 @@ class XorFailurePart(QWidget):
         self.session = session
         self.linear = linear
         self.facts = facts
-        layout = QVBoxLayout(self)
+        layout = self.page_layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         self.proof_label = label("xorProof", FORMULA_PT)
         self.proof_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        own_fonts(self.proof_label)                      # sized by _follow_appearance
         layout.addWidget(self.proof_label)
         layout.addStretch(1)
         self.to_ffn_button = QPushButton()
@@ -34,7 +38,18 @@ class XorFailurePart(QWidget):
         self.to_ffn_button.clicked.connect(self.showFix)
         layout.addWidget(self.to_ffn_button, 0, Qt.AlignmentFlag.AlignRight)
         self.retranslate()
+        appearance().changed.connect(self._follow_appearance)
+        self._follow_appearance()
 
+    def _follow_appearance(self) -> None:
+        """Presenting, the proof is set in the lab's text size (16.5 pt at 150 %) rather than its
+        formula size, its paragraphs and margins closer: each formula line then stays one line, and
+        at 1024×768 with 150 % zoom the proof and its button fit the page (it scrolled 54 px, zh 95)."""
+        presenting = appearance().presenting
+        self.proof_label.setFont(font(appearance().points(TEXT_PT if presenting else FORMULA_PT)))
+        self.page_layout.setContentsMargins(*((8, 4, 8, 4) if presenting else (8, 8, 8, 8)))
+        if self.proof_label.text():
+            self.refresh()
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -64,5 +79,6 @@ class XorFailurePart(QWidget):
         lines.append(text)
         # paragraphs a third of a line apart, not a blank line apart: the proof and its button fit a
         # 1024×768 projector's page below the table (the page scrolled to reach the button)
-        set_text(self.proof_label, "".join(f"<p style='margin-top:0; margin-bottom:{PARAGRAPH_GAP_PX}px'>{line}</p>"
+        gap = PRESENTING_GAP_PX if appearance().presenting else PARAGRAPH_GAP_PX
+        set_text(self.proof_label, "".join(f"<p style='margin-top:0; margin-bottom:{gap}px'>{line}</p>"
                                            for line in lines))

@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app import i18n
 from app.labs.xor.common import esc, label, set_text, trimmed
 from app.labs.xor.diagram import XorDiagram
+from app.widgets.appearance import appearance
 
 
 class XorFfnPart(QWidget):
@@ -19,6 +20,14 @@ class XorFfnPart(QWidget):
         layout.addWidget(self.ffn_caption)
         self.diagram = XorDiagram(session)
         layout.addWidget(self.diagram, 1)
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
+
+    def _follow_presenting(self) -> None:
+        """Presenting, the caption steps aside: the table above marks the sentence followed, the
+        drawing shows its p and n, and the teacher edits by the lesson's steps; the drawing takes
+        the page (at 1024×768 with 150 % zoom the page scrolled, the lower spins out of sight)."""
+        self.ffn_caption.setVisible(not appearance().presenting)
 
     def refresh(self) -> None:
         s = self.session

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, QSignalBlocker, Qt
+from PySide6.QtCore import QEvent, QMargins, QRectF, QSignalBlocker, Qt
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSlider,
                                QVBoxLayout, QWidget)
 
@@ -29,12 +29,12 @@ class XorNaivePart(QWidget):
         self.session = session
         self.linear = linear
         self.facts = facts
-        layout = QHBoxLayout(self)
+        layout = self.page_layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 6, 4, 4)
         controls = QVBoxLayout()
         self.naive_hint = label("xorNaiveHint", 10)
         controls.addWidget(self.naive_hint)
-        grid = QGridLayout()
+        grid = self.controls_grid = QGridLayout()
         grid.setHorizontalSpacing(6)
         self.sliders: dict[str, QSlider] = {}
         self.linear_spins: dict[str, NumberSpin] = {}
@@ -140,6 +140,13 @@ class XorNaivePart(QWidget):
         look = appearance()
         for note in (self.naive_hint, self.teaching_note):
             note.setVisible(not look.presenting)
+        # and its rows stand closer (the page's margins too): at 1024×768 with 150 % zoom the
+        # column still scrolled by 34–46 px
+        tight = look.presenting
+        self.controls.layout().setContentsMargins(QMargins(2, 0, 2, 0) if tight else QMargins(-1, -1, -1, -1))
+        self.controls.layout().setSpacing(2 if tight else -1)
+        self.controls_grid.setVerticalSpacing(1 if tight else -1)
+        self.page_layout.setContentsMargins(*((4, 0, 4, 0) if tight else (4, 6, 4, 4)))
         for spin in self.linear_spins.values():
             spin.setFixedWidth(look.pixels(88))
         self.controls.setFixedWidth(look.pixels(250))

@@ -3,20 +3,45 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QSignalBlocker
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize
+from PySide6.QtWidgets import QBoxLayout, QComboBox, QHBoxLayout, QStackedWidget, QVBoxLayout, QWidget
 
 from app import i18n
 from app.labs.xor.common import (FORMULA_PT, RIGHT_COLOUR, TABLE_DECIMALS, TEXT_PT, WRONG_COLOUR, label,
                                  set_text, trimmed)
 from app.labs.xor.state import LinearModel, TableFacts
 from app.labs.xor.table import XorTable
+from app.widgets.appearance import appearance
 from app.widgets.labels import activation_label
 from app.widgets.style import font
 from core.labs import xor as lab
 from core.numbers import format_number, parenthesized
 
 ACTIVATIONS = ("relu", "gelu_tanh", "identity")       # the lab's three choices
+
+
+class SidePage(QWidget):
+    """A page of the box beside the table. At the desk the box is as tall as its tallest page
+    whichever is shown (the table and the parts below stay put when the learner moves between the
+    linear and the FFN parts). Presenting, a page not shown asks for no height: the linear parts'
+    identity, eight lines, held the FFN parts' overview 30 px taller than its table, and at
+    1024×768 with 150 % zoom the parts below needed that height. (A QStackedWidget asks each page
+    itself, so the page says it.)"""
+
+    def _stands_aside(self) -> bool:
+        stack = self.parentWidget()
+        return appearance().presenting and isinstance(stack, QStackedWidget) and stack.currentWidget() is not self
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        return 0 if self._stands_aside() else super().heightForWidth(width)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().sizeHint()
+        return QSize(hint.width(), 0) if self._stands_aside() else hint
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), 0) if self._stands_aside() else hint
 
 
 class XorOverview(QWidget):
@@ -44,19 +69,20 @@ class XorOverview(QWidget):
 
         self.side = QStackedWidget()
         self.side.setObjectName("xorSide")
-        linear_side = QWidget()
+        linear_side = SidePage()
         linear_layout = QVBoxLayout(linear_side)
         linear_layout.setContentsMargins(0, 0, 0, 0)
         self.identity_label = label("xorIdentity", FORMULA_PT)
         linear_layout.addWidget(self.identity_label)
         linear_layout.addStretch(1)
-        ffn_side = QWidget()
+        ffn_side = SidePage()
         ffn_layout = QVBoxLayout(ffn_side)
         ffn_layout.setContentsMargins(0, 0, 0, 0)
         ffn_layout.setSpacing(4)
         # the title above its box: side by side they would widen the lab past a projector's
-        # 1024 px at presentation size (and the explorer with it: the work area is as wide as its widest page)
-        row = QVBoxLayout()
+        # 1024 px at presentation size (and the explorer with it: the work area is as wide as its widest page).
+        # Presenting with no activation they stand side by side (see _place_activation_title).
+        row = self.activation_row = QVBoxLayout()
         row.setSpacing(2)
         self.activation_title = label("xorActivationTitle", TEXT_PT, wrap=False)
         self.activation_combo = QComboBox()
@@ -69,7 +95,7 @@ class XorOverview(QWidget):
             self.activation_combo.addItem("", name)
         self.activation_combo.currentIndexChanged.connect(self._activation_picked)
         row.addWidget(self.activation_title)
-        row.addWidget(self.activation_combo)
+        row.addWidget(self.activation_combo, 1)
         ffn_layout.addLayout(row)
         self.threshold_label = label("xorThreshold", TEXT_PT)
         self.collapsed_label = label("xorCollapsed", FORMULA_PT)
@@ -80,10 +106,46 @@ class XorOverview(QWidget):
         ffn_layout.addStretch(1)
         self.side.addWidget(linear_side)
         self.side.addWidget(ffn_side)
+        self.side.currentChanged.connect(lambda _index: self._side_changed())
         top.addWidget(self.side, 9)
+        self.top_layout = top
         self._linear = True                          # the table shows the line's ŷ (parts ① ②) or the FFN's
         self._glosses_stale = False
         self.retranslate()
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
+
+    def _side_changed(self) -> None:
+        for index in range(self.side.count()):      # the pages' sizes as asked now
+            self.side.widget(index).updateGeometry()
+        self.side.updateGeometry()
+
+    def _follow_presenting(self) -> None:
+        self._place_activation_title()
+        self._place_columns()
+        self._side_changed()
+
+    def _place_columns(self) -> None:
+        """Presenting with ReLU, the FFN parts' box beside the table is short (the activation and its
+        verdict; not the collapsed line's formula, nor GELU's long name in its box): the table's
+        column takes a little more width, and the MSE stays on one line (at 1024×768 with 150 %
+        zoom "MSE =" and its number fell on two lines, and the bias page scrolled). Only a change
+        re-lays out."""
+        wide = appearance().presenting and not self._linear and self.session.config.activation == "relu"
+        if self.top_layout.stretch(0) != (13 if wide else 11):
+            self.top_layout.setStretch(0, 13 if wide else 11)
+            self.top_layout.setStretch(1, 7 if wide else 9)
+
+    def _place_activation_title(self) -> None:
+        """Presenting with no activation, "Activation:" stands beside its box, not above it: the box
+        beside the table is then the overview's tallest part (the collapsed line's formula), and at
+        1024×768 with 150 % zoom the drawing below needed that line's height. (Not with GELU: its
+        long name needs the box's whole width.) Only a change re-lays out."""
+        beside = appearance().presenting and self.session.config.activation == "identity"
+        direction = QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
+        if self.activation_row.direction() != direction:
+            self.activation_row.setDirection(direction)
+            self.activation_row.setSpacing(6 if beside else 2)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
@@ -164,6 +226,7 @@ class XorOverview(QWidget):
         set_text(self.reference_label, self.tr("(guessing 0.5 for every sentence gives MSE %1)")
                  .replace("%1", trimmed(self.facts.guess_mse)))
         self.select_row()
+        self._place_columns()
         if linear:
             self.side.setCurrentIndex(0)
             self._refresh_identity()
@@ -206,6 +269,7 @@ class XorOverview(QWidget):
             collapsed += "<br>" + self.tr("(α, β) = W_in·W_out = (%1, %2), γ = b_in·W_out + b_out = %3") \
                 .replace("%1", trimmed(alpha)).replace("%2", trimmed(beta)).replace("%3", trimmed(gamma))
         set_text(self.collapsed_label, collapsed)
+        self._place_activation_title()
         self.collapsed_label.setVisible(bool(collapsed))
         if activation == "gelu_tanh":
             exact = lab.outputs_with(s.config, state.weights, state.inputs, activation="gelu")

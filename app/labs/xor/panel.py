@@ -23,6 +23,7 @@ from app.labs.xor.neurons import XorNeuronsPart
 from app.labs.xor.overview import XorOverview
 from app.labs.xor.state import LinearModel, TableFacts
 from app.session import Change
+from app.widgets.appearance import appearance
 from app.widgets.labels import norm_label
 from app.widgets.style import font
 from core.labs import xor as lab
@@ -44,7 +45,7 @@ class XorLabPanel(LabPanel):
         self._ok = False                                 # the session holds the lab's block
         self._linear_key: tuple | None = None            # what the linear try's parts were drawn from
 
-        root = QVBoxLayout(self)
+        root = self.root_layout = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
         self.stack = QStackedWidget()
         root.addWidget(self.stack)
@@ -75,6 +76,13 @@ class XorLabPanel(LabPanel):
         self.stack.addWidget(self._mismatch_page())
         self.retranslate()
         self.linear.changed.connect(self._linear_changed)
+        appearance().changed.connect(self._follow_presenting)
+        self._follow_presenting()
+
+    def _follow_presenting(self) -> None:
+        """Presenting, the lab's margins above and below are thin: a 1024×768 projector at 150 %
+        zoom has little height for the parts below the table."""
+        self.root_layout.setContentsMargins(*((6, 1, 6, 1) if appearance().presenting else (6, 6, 6, 6)))
 
     def _mismatch_page(self) -> QWidget:
         """Shown instead of the lab when the session holds some other block."""

@@ -62,15 +62,19 @@ class XorTable(QTableWidget):
 
     def _fit_height(self) -> None:
         # In presentation mode the rows are tighter: the parts below the table (plots, the
-        # drawing) need a projector's height more than the rows need air.
+        # drawing) need a projector's height more than the rows need air (at 1024×768 with 150 %
+        # zoom the bias page scrolled with rows 6 px above their text).
         tight = appearance().presenting
         metrics = QFontMetrics(self.font())
-        row_height = metrics.height() + (6 if tight else 10)
+        row_height = metrics.height() + (3 if tight else 10)
+        if tight:                                       # the style's least row would be taller
+            self.verticalHeader().setMinimumSectionSize(min(row_height, self.verticalHeader().minimumSectionSize()))
         for row in range(self.rowCount()):
             self.setRowHeight(row, row_height)
-        header = QFontMetrics(self.horizontalHeader().font()).height() + (8 if tight else 12)
+        header = QFontMetrics(self.horizontalHeader().font()).height() + (5 if tight else 12)
         self.horizontalHeader().setFixedHeight(header)
-        self.setFixedHeight(header + row_height * self.rowCount() + 2 * self.frameWidth())
+        # the rows as set (a row is never lower than the vertical header's least section)
+        self.setFixedHeight(header + sum(self.rowHeight(row) for row in range(self.rowCount())) + 2 * self.frameWidth())
 
     def fit_width(self) -> None:
         """As wide as its columns, each as wide as its widest text: never squeezed, never padded.
