@@ -723,25 +723,6 @@ class Inspector(InspectorExport, InspectorStanding, QWidget):
         self._gloss_rows()
         self._share_height()
 
-    def _gloss_rows(self) -> None:
-        """In English, a table of two or more token rows labels them as the attention maps label
-        their queries (小明 Xiaoming, 把 (object marker): i18n.glossed) while the longer labels
-        leave every column whole at the inspector's width; else the tokens alone."""
-        model, tokens = self.model, self.session.tokens
-        glossed = False
-        if model.rowCount() >= 2 and not model.transposed and model.array.shape[0] == len(tokens) \
-                and any(i18n.gloss(token) for token in tokens):
-            metrics = self.table.verticalHeader().fontMetrics()
-            shown = max(metrics.horizontalAdvance(str(model.headerData(r, Qt.Orientation.Vertical)))
-                        for r in range(len(tokens)))
-            longer = max(metrics.horizontalAdvance(i18n.glossed(token)) for token in tokens) - shown
-            glossed = self.table.content_width() + (longer if not model.glossed_rows else 0) \
-                <= self._inner_width(self.width())
-        if glossed != model.glossed_rows:
-            model.glossed_rows = glossed
-            model.headerDataChanged.emit(Qt.Orientation.Vertical, 0, model.rowCount() - 1)
-            self.table.fit_columns(model.extremes(), force=True)
-
     def _share_height(self) -> None:
         """The table gets the height of a lesson's whole tensor (up to FIT_ROWS rows) first, as far
         as the inspector's own height allows; the explanation has the rest (at least two lines)."""

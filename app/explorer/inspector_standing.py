@@ -1,7 +1,8 @@
 """The inspector's standing row: a slice of one row whose columns do not fit the inspector's
 width is shown as a column (HookTableModel.transposed), with a note beside it that says it is
 the same row, and the widths and heights that come with it (the table as wide as its one column,
-the size hint that still asks for the row lying flat, the height it takes at a width). A mixin of
+the size hint that still asks for the row lying flat, the height it takes at a width); and, in
+English, token rows glossed where the longer labels still leave every column whole. A mixin of
 Inspector (app/explorer/inspector.py), which has the model, the table, the overview, the
 sentence, the explanation, the layout of the numbers (`_numbers`), `_refreshing`, _inner_width()
 and _share_height(); its texts translate in Inspector's context."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout
 
+from app import i18n
 from app.explorer.tables import FIT_ROWS, OVERVIEW_ABOVE
 from app.widgets.appearance import appearance
 
@@ -149,3 +151,23 @@ class InspectorStanding:
         beside = (self._numbers.spacing() + self.overview.sizeHint().width()) if self.overview.isVisibleTo(self) else 0
         table_height = table.content_height(rows if rows <= FIT_ROWS else FIT_ROWS // 2, inner - beside)
         return table_height + max(self.layout().spacing(), 0) + self.sentence.heightForWidth(inner)
+
+    # --- token rows glossed where they fit --------------------------------------------------------
+    def _gloss_rows(self) -> None:
+        """In English, a table of two or more token rows labels them as the attention maps label
+        their queries (小明 Xiaoming, 把 (object marker): i18n.glossed) while the longer labels
+        leave every column whole at the inspector's width; else the tokens alone."""
+        model, tokens = self.model, self.session.tokens
+        glossed = False
+        if model.rowCount() >= 2 and not model.transposed and model.array.shape[0] == len(tokens) \
+                and any(i18n.gloss(token) for token in tokens):
+            metrics = self.table.verticalHeader().fontMetrics()
+            shown = max(metrics.horizontalAdvance(str(model.headerData(r, Qt.Orientation.Vertical)))
+                        for r in range(len(tokens)))
+            longer = max(metrics.horizontalAdvance(i18n.glossed(token)) for token in tokens) - shown
+            glossed = self.table.content_width() + (longer if not model.glossed_rows else 0) \
+                <= self._inner_width(self.width())
+        if glossed != model.glossed_rows:
+            model.glossed_rows = glossed
+            model.headerDataChanged.emit(Qt.Orientation.Vertical, 0, model.rowCount() - 1)
+            self.table.fit_columns(model.extremes(), force=True)

@@ -38,11 +38,11 @@ def test_the_legends_hide_no_curve(blocklab_open, language, size, present):
         lesson.go(lesson.lesson.step_index("sink"))
         sink = lab.sink
         settle(lambda: sink.isVisible() and sink.share_plot.legend.isVisible())
-        assert covered(sink.share_plot, [sink.share_curve, sink.reported, sink.reported_gated]) == []
+        settle(lambda: not covered(sink.share_plot, [sink.share_curve, sink.reported, sink.reported_gated]))
         lesson.go(lesson.lesson.step_index("gain"))
         gain = lab.gain
         settle(lambda: gain.isVisible() and gain.plot_item.legend.isVisible())
-        assert covered(gain.plot_item, [gain.plain_curve, gain.centred_curve]) == []
+        settle(lambda: not covered(gain.plot_item, [gain.plain_curve, gain.centred_curve]))
     finally:
         if present:
             window.presentation.leave()

@@ -55,6 +55,7 @@ class AttentionSinkPart(Part):
         # line (lower down it covered that dashed line's end): placed at every resize.
         self.legend(self.share_plot, offset=(-10, 48))
         self.share_plot.vb.sigResized.connect(self._place_legend)
+        self.share_plot.vb.sigRangeChanged.connect(self._place_legend)      # view coordinates moved
         self.share_plot.legend.geometryChanged.connect(self._place_legend)     # its rows laid out later
         self.reported_text = self.label("genSinkReported")
         self.silence = self.button("genSinkSilence")
