@@ -104,8 +104,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.lessons.stepChanged.connect(self._step_shown)
         self.lessons.lessonChanged.connect(self._lesson_shown)
-        self._step_keys = StepKeys(self.lessons, self)
-        QApplication.instance().installEventFilter(self._step_keys)
+        self._step_keys = StepKeys(self.lessons, self)     # an application-wide filter while a lesson is open
         self._splitters = (main, left, bottom)
         self._sized = False
 
@@ -115,6 +114,7 @@ class MainWindow(QMainWindow):
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         session.changed.connect(self._on_changed)
         self.presentation = PresentationController(self)     # F5, Esc, B, 1–9, interface zoom, themes
+        self._step_keys.attend(self.presentation)            # its keys through the same filter, first
         self.presentation.activeChanged.connect(lambda active: active and self.lesson_bar.start_card.hide())
         self._build_actions()
         self._refresh_status()

@@ -122,7 +122,8 @@ class PresentationController(QObject):
         self.blank_screen = BlankScreen(window)
         self.blank_screen.clicked.connect(lambda: self.set_blank(False))
         window.installEventFilter(self)            # resizes (the blank screen), language changes
-        app.installEventFilter(self)               # B and the number keys; after StepKeys, so first
+        # B and the number keys: the lesson keys' application-wide filter hands them to key()
+        # first while presentation mode is on (MainWindow: StepKeys.attend); no filter of its own.
         window.lessons.stepChanged.connect(self._show_step_panels)
         window.lessons.lessonChanged.connect(self._show_step_panels)
         window.lesson_bar.leave.clicked.connect(self.leave)
@@ -328,8 +329,8 @@ class PresentationController(QObject):
 
     # --- events ----------------------------------------------------------------------------
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        kind = event.type()
-        if watched is self.window and kind != QEvent.KeyPress:
+        if watched is self.window:
+            kind = event.type()
             if kind == QEvent.Resize:
                 if self.blanked:
                     self.blank_screen.setGeometry(self.window.rect())
@@ -339,14 +340,10 @@ class PresentationController(QObject):
                 self._arrange_soon()               # the other language's texts: other heights
             elif kind == QEvent.Close and self.active:
                 self.leave()                       # the next window starts at the normal size
-            return False
-        if kind != QEvent.KeyPress or not self.active:
-            return False
-        if not isinstance(watched, QWidget) or watched.window() is not self.window:
-            return False
-        return self._key(event)
+        return False
 
-    def _key(self, event) -> bool:
+    def key(self, event) -> bool:
+        """A key press in the window while presenting (from StepKeys): whether it was presentation mode's."""
         key = event.key()
         plain = not (event.modifiers() & ~Qt.KeypadModifier)
         if self.blanked:

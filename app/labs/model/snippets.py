@@ -50,7 +50,10 @@ class SnippetLines(QWidget):
         self.setSizePolicy(policy)
         self.lines: tuple[SnippetLine, ...] = ()
         self.limit = 1.0
-        self._placed: dict[int, tuple[list, int]] = {}      # width → (per snippet: value, cells, arrow; height)
+        self._placed: dict[int, list] = {}                   # width → per snippet: value, cells, arrow
+        self._heights: dict[int, int] = {}                   # width → the lines' height
+        self._sizes = None                                   # the lines' widths (_measure), per content and font
+        self._char_widths: dict[str, int] = {}               # a character's cell width, per font
         self.whole_rows = False
         self._shown = 0
 
@@ -69,10 +72,9 @@ class SnippetLines(QWidget):
         return self._shown
 
     def _count_shown(self) -> None:
-        placed = self._place()
-        shown = len(placed)
+        shown = len(self.lines)
         if self.whole_rows:
-            shown = sum(1 for _value, _cells, arrow in placed if arrow.bottom() < self.height())
+            shown = sum(1 for _value, _cells, arrow in self._place() if arrow.bottom() < self.height())
         if shown != self._shown:
             self._shown = shown
             self.update()
@@ -84,7 +86,7 @@ class SnippetLines(QWidget):
             [l.value for l in lines] != [l.value for l in self.lines]
         self.lines, self.limit = lines, float(limit)
         if reshaped:
-            self._placed.clear()
+            self._forget(font=False)
             self.updateGeometry()
         self._count_shown()
         self.update()
@@ -95,40 +97,72 @@ class SnippetLines(QWidget):
                          for line in self.lines[:self._shown])
 
     # --- geometry: from the font, so it follows the interface zoom -----------------------------
+    def _forget(self, font: bool) -> None:
+        """New lines (or, `font`, a new font): their sizes and places are found again."""
+        self._placed.clear()
+        self._heights.clear()
+        self._sizes = None
+        if font:
+            self._char_widths.clear()
+
+    def _measure(self) -> tuple:
+        """The lines' widths, once per content and font: the value's column, the arrow's, a row's
+        height and baseline, and per snippet its cells' widths and shown characters. (A layout asks
+        for the height at several widths per neuron: each of them is then a sum of integers.)"""
+        if self._sizes is None:
+            metrics = QFontMetrics(self.font())
+            known = self._char_widths
+            value_width = max([metrics.horizontalAdvance("−00.0")] +
+                              [metrics.horizontalAdvance(line.value) for line in self.lines]) + 8
+            cells = []
+            for line in self.lines:
+                shown = [shown_char(ch) for ch in line.chars]
+                for character in shown:
+                    if character not in known:
+                        known[character] = metrics.horizontalAdvance(character) + 2 * PAD
+                cells.append(([known[character] for character in shown], shown))
+            self._sizes = (value_width, metrics.horizontalAdvance(ARROW) + 8, metrics.height() + 6,
+                           3 + metrics.ascent(), cells)
+        return self._sizes
+
+    def _rows(self, width: int) -> list:
+        """Per snippet at `width`: its first row, each cell's x and row, and where its arrow goes
+        (x, row). A snippet wider than `width` wraps under itself."""
+        value_width, arrow_width, _height, _baseline, cells = self._measure()
+        rows, row = [], 0
+        for widths, _shown in cells:
+            x, first, places = value_width, row, []
+            for cell in widths:
+                if x > value_width and x + cell + 8 + arrow_width > width:
+                    x, row = value_width, row + 1                      # wrap under the snippet's start
+                places.append((x, row))
+                x += cell
+            rows.append((first, places, x + 8, row))
+            row += 1
+        return rows
+
     def _place(self, width: int | None = None) -> list:
         """Per snippet at `width` (default: the widget's): the value's rect, each character's cell
-        and baseline point, the arrow's rect. A snippet wider than that wraps under itself."""
+        and baseline point, the arrow's rect."""
         width = self.width() if width is None else width
         if width in self._placed:
-            return self._placed[width][0]
-        metrics = QFontMetrics(self.font())
-        height = metrics.height() + 6
-        baseline = 3 + metrics.ascent()
-        value_width = max([metrics.horizontalAdvance("−00.0")] +
-                          [metrics.horizontalAdvance(line.value) for line in self.lines]) + 8
-        arrow_width = metrics.horizontalAdvance(ARROW) + 8
-        widths: dict[str, int] = {}
-        placed, top = [], 0
-        for line in self.lines:
-            x, cells, first_top = value_width, [], top
-            for ch in line.chars:
-                shown = shown_char(ch)
-                if shown not in widths:
-                    widths[shown] = metrics.horizontalAdvance(shown) + 2 * PAD
-                if x > value_width and x + widths[shown] + 8 + arrow_width > width:
-                    x, top = value_width, top + height                  # wrap under the snippet's start
-                cells.append((QRect(x, top + 2, widths[shown], height - 4), QPoint(x + PAD, top + baseline), shown))
-                x += widths[shown]
-            placed.append((QRect(0, first_top, value_width - 8, height), cells, QRect(x + 8, top, arrow_width, height)))
-            top += height
+            return self._placed[width]
+        value_width, arrow_width, height, baseline, cells = self._measure()
+        placed = []
+        for (widths, shown), (first, places, arrow_x, last) in zip(cells, self._rows(width)):
+            placed.append((QRect(0, first * height, value_width - 8, height),
+                           [(QRect(x, row * height + 2, cell, height - 4), QPoint(x + PAD, row * height + baseline), ch)
+                            for (x, row), cell, ch in zip(places, widths, shown)],
+                           QRect(arrow_x, last * height, arrow_width, height)))
         if len(self._placed) > 8:
             self._placed.clear()
-        self._placed[width] = (placed, top)
+        self._placed[width] = placed
         return placed
 
     def _natural_width(self) -> int:
-        placed = self._place(1 << 20)                                   # no wrapping
-        return max((arrow.right() + 2 for _value, _cells, arrow in placed), default=0)
+        value_width, arrow_width, _height, _baseline, cells = self._measure()
+        # no wrapping: the arrow's right edge (QRect.right() is its last pixel) and 2 px
+        return max((value_width + sum(widths) + 8 + arrow_width - 1 + 2 for widths, _shown in cells), default=0)
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
         return not self.whole_rows
@@ -138,8 +172,13 @@ class SnippetLines(QWidget):
         self._count_shown()
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
-        self._place(width)
-        return self._placed[width][1]
+        found = self._heights.get(width)
+        if found is None:
+            if len(self._heights) > 32:
+                self._heights.clear()
+            rows = self._rows(width)
+            found = self._heights[width] = (rows[-1][3] + 1 if rows else 0) * self._measure()[2]
+        return found
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         width = self._natural_width()
@@ -153,7 +192,7 @@ class SnippetLines(QWidget):
     def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):      # the zoom: new sizes
-            self._placed.clear()
+            self._forget(font=True)
             self.updateGeometry()
             self._count_shown()
             self.update()
