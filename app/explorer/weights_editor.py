@@ -264,7 +264,10 @@ class WeightTableModel(QAbstractTableModel):
         role = int(role)
         if role not in _ROLES:
             return None
-        value = float(self.view_array()[index.row(), index.column()])
+        shown = self._shown
+        if shown is None:
+            return None
+        value = float(shown[index.row(), index.column()])
         if role == _DISPLAY:
             return self.text(value)
         if role == _EDIT:
@@ -287,7 +290,7 @@ class WeightTableModel(QAbstractTableModel):
     def cell_look(self, row: int, column: int) -> tuple:
         """What data() gives for the background, foreground, display and mark roles, in one call
         (NumberDelegate paints a cell from it)."""
-        value = float(self.view_array()[row, column])
+        value = float(self._shown[row, column])
         colour = style.tint(value, self.colour_limit())
         mark = finite_marks.problem_colour(False) if abs(value) > FLOAT16_MAX else None
         return colour, ink_on(colour), self.text(value), mark

@@ -784,3 +784,33 @@ def test_presenting_the_table_shows_all_its_rows_and_the_editing_buttons_step_as
         appearance().set_presenting(False)
     settle(lambda: editor.tensor_actions.isVisible() and editor.zero_button.isVisible())
     assert editor.table.minimumHeight() == 0
+
+
+def test_a_view_that_repaints_before_the_editor_hears_of_a_change_sees_the_last_shown_numbers(qtbot, session):
+    """The 10,000-action soak (seed 1, action 8795) opened a file whose block has no ln2.b while
+    the editor showed ln2.b: the config panel, told of the change first, laid the window out, the
+    editor's table was resized and painted, and its model asked the Session for ln2.b: KeyError.
+    Until the editor is told, its table shows what it last showed."""
+    seen = []
+    holder = {}
+
+    def early_listener(_change):            # connected before the editor: runs first, as the panel did
+        model = holder["editor"].model
+        seen.append([[model.index(r, c).data(DISPLAY) for c in range(model.columnCount())]
+                     for r in range(model.rowCount())])
+        seen.append([model.cell_look(r, c)[2] for r in range(model.rowCount()) for c in range(model.columnCount())])
+
+    session.changed.connect(early_listener)
+    editor = holder["editor"] = WeightEditor(session)
+    qtbot.addWidget(editor)
+    choose_tensor(editor, "ln2.b")
+    before = shown_table(editor)
+    seen.clear()
+    assert session.set_config(norm="rmsnorm")           # RMSNorm has no bias: ln2.b is gone
+    assert seen[0] == before                               # the last shown row, not an exception
+    assert seen[1] == [text for row in before for text in row]
+    assert editor.model.tensor_name != "ln2.b"            # then the editor follows the Session
+    assert editor.tensor_combo.findData("ln2.b") == -1
+    shown = np.atleast_2d(editor.model.view_array())
+    assert shown_table(editor) == [[style.format_number(v) for v in row] for row in shown]
+    editor.close()
