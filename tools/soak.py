@@ -735,6 +735,15 @@ class Soak:
             # Running jobs are cancelled (their panels start them again when next shown).
             if not settle_jobs(self.window, 120_000):
                 self.unsettled += 1
+            # The labs' bounded caches of long work's results (the model lab's ranking of each layer,
+            # 10,000 snippets and their arrays, and its knock-out losses) emptied at every checkpoint:
+            # otherwise the last checkpoint holds whatever rankings the actions happened to leave and
+            # the first none. A lab panel says how through `forget_results()`; the parts compute again
+            # what they need when next shown.
+            for panel in getattr(window, "labs", {}).values():
+                forget = getattr(panel, "forget_results", None)
+                if callable(forget):
+                    forget()
             self.settle()
         finally:
             self.answer = None
