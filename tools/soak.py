@@ -104,6 +104,22 @@ def rss_by_mapping() -> dict[str, float]:
     return found
 
 
+def font_mappings() -> dict[str, int]:
+    """How many times each font file is mapped (/proc/self/maps): FreeType maps a file once per face
+    it opens, and Qt opened a face in use again after emptying its face cache (app/widgets/style.py,
+    pin_font_faces)."""
+    counts: dict[str, int] = {}
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if path.lower().endswith((".ttf", ".ttc", ".otf", ".otc", ".pfb", ".pcf", ".pcf.gz")):
+                    counts[path] = counts.get(path, 0) + 1
+    except OSError:
+        pass
+    return counts
+
+
 def settle_jobs(window, milliseconds: int) -> bool:
     """Cancel the window's background jobs and wait until each has stopped (False: still running)."""
     from PySide6.QtWidgets import QApplication
@@ -205,6 +221,8 @@ class Soak:
         self.untrimmed: list[float] = []       # RSS at each checkpoint before malloc_trim
         self.parts: list[tuple[float, float, float]] = []   # (RssAnon, RssFile, malloc in use) at checkpoints
         self.mappings: list[dict[str, float]] = []  # resident KB by mapping name at checkpoints
+        self.font_maps: list[dict[str, int]] = []   # mappings of each font file at checkpoints
+        self.glyph_fonts = 0                   # fonts the tour drew every character in (warm_glyphs)
         self.unsettled = 0                     # checkpoints at which background jobs were still running
 
         sys.excepthook = self._exception
@@ -711,8 +729,75 @@ class Soak:
             for code in ("zh", "en", self.args.lang):      # the other language's fonts, once
                 window.findChild(QAction, f"actionLanguage_{code}").trigger()
                 self.settle()
+            self.warm_glyphs()
         finally:
             self.answer = None
+
+    def warm_glyphs(self) -> None:
+        """Draw every character the soak can show (the shipped model's vocabulary and the shipped
+        files' text) in every font the window holds, regular and bold.
+
+        Qt keeps each glyph it has drawn, rasterised, in its font engine (a face at one size and
+        weight) for as long as the engine lives: the engines of the fonts the widgets and graphics
+        items hold live at both checkpoints, so their caches grow with the characters shown, up to
+        the characters that exist × those fonts — a bounded cache, but one the actions fill slowly
+        (each model-lab neuron's snippets show new characters of the 2,047). And the font files'
+        pages holding those glyphs' outlines are read in once. Drawing all of them here, in the
+        state the checkpoints return to (100 %, no presentation), makes the figures after the
+        warm-up growth rather than first use. Engines of other zoom levels are not warmed: no font
+        held at a checkpoint uses them, and Qt drops them (with their glyphs) when idle."""
+        from PySide6.QtCore import QPointF
+        from PySide6.QtGui import QFont, QImage, QPainter
+        from PySide6.QtWidgets import QApplication, QGraphicsView, QMessageBox
+
+        from app.widgets.appearance import appearance
+        window = self.window
+        self.answer = QMessageBox.ButtonRole.DestructiveRole
+        try:
+            if window.presentation.active:
+                window.presentation.leave()
+            window.lessons.close()
+            window.open_file(self.default)
+            appearance().reset()
+            self.settle()
+        finally:
+            self.answer = None
+        chars = set()
+        try:
+            from app.labs.model.state import shared_model
+            chars.update(shared_model().vocab)
+        except Exception:                       # noqa: BLE001 (no model: the shipped text alone)
+            pass
+        for path in self.files:
+            chars.update(path.read_text(encoding="utf-8", errors="replace"))
+        text = "".join(sorted(c for c in chars if c.isprintable() and not c.isspace()))
+        fonts: dict[str, QFont] = {}
+        for widget in QApplication.allWidgets():
+            fonts.setdefault(widget.font().key(), QFont(widget.font()))
+        for view in window.findChildren(QGraphicsView):
+            scene = view.scene()
+            for item in scene.items() if scene is not None else ():
+                font = getattr(item, "font", None)
+                try:
+                    value = font() if callable(font) else None
+                except TypeError:
+                    value = None
+                if isinstance(value, QFont):
+                    fonts.setdefault(value.key(), QFont(value))
+        for font in list(fonts.values()):
+            bold = QFont(font)
+            bold.setBold(not font.bold())
+            fonts.setdefault(bold.key(), bold)
+        began = time.perf_counter()
+        image = QImage(2400, 200, QImage.Format.Format_ARGB32_Premultiplied)
+        painter = QPainter(image)
+        for font in fonts.values():
+            painter.setFont(font)
+            for start in range(0, len(text), 40):   # lines that fit in the image: every glyph is drawn
+                painter.drawText(QPointF(4, 150), text[start:start + 40])
+        painter.end()
+        self.glyph_fonts = len(fonts)
+        self.glyph_seconds = time.perf_counter() - began
 
     def checkpoint(self) -> tuple[float, int]:
         """The same state each time (the default block, no lesson, 100 %), then memory."""
@@ -767,6 +852,7 @@ class Soak:
         self.untrimmed.append(untrimmed)
         self.parts.append((rss_mb("RssAnon"), rss_mb("RssFile"), malloc_in_use_mb()))
         self.mappings.append(rss_by_mapping())
+        self.font_maps.append(font_mappings())
         return rss_mb(), len(gc.get_objects())
 
     def attach_heaptrack(self) -> None:
@@ -956,6 +1042,14 @@ class Soak:
             print("rss by mapping (MB, first checkpoint -> last; the largest changes): " + "; ".join(
                 f"{n} {first.get(n, 0.0) / 1024:.1f} -> {last.get(n, 0.0) / 1024:.1f} ({kb / 1024:+.1f})"
                 for kb, n in moved[:6] if abs(kb) >= 512))
+        if len(self.font_maps) >= 2:
+            first, last = self.font_maps[0], self.font_maps[-1]
+            many = sorted(name for name in set(first) | set(last) if max(first.get(name, 0), last.get(name, 0)) > 1)
+            print(f"font files mapped: {len(first)} -> {len(last)} files, {sum(first.values())} -> "
+                  f"{sum(last.values())} mappings; more than once: "
+                  + ("; ".join(f"{Path(n).name} {first.get(n, 0)} -> {last.get(n, 0)}" for n in many) or "none"))
+        print(f"the tour drew every character of the shipped texts and the model's vocabulary in "
+              f"{self.glyph_fonts} fonts ({getattr(self, 'glyph_seconds', 0.0):.1f} s)")
         if self.unsettled:
             print(f"background jobs still running at {self.unsettled} checkpoint(s) 120 s after being cancelled")
         for text in self.exceptions:
