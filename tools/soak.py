@@ -729,7 +729,8 @@ class Soak:
             for code in ("zh", "en", self.args.lang):      # the other language's fonts, once
                 window.findChild(QAction, f"actionLanguage_{code}").trigger()
                 self.settle()
-            self.warm_glyphs()
+            if self.args.idle_seconds > 0:           # memory is measured (not the suite's short run: 5 s)
+                self.warm_glyphs()
         finally:
             self.answer = None
 
@@ -1048,8 +1049,9 @@ class Soak:
             print(f"font files mapped: {len(first)} -> {len(last)} files, {sum(first.values())} -> "
                   f"{sum(last.values())} mappings; more than once: "
                   + ("; ".join(f"{Path(n).name} {first.get(n, 0)} -> {last.get(n, 0)}" for n in many) or "none"))
-        print(f"the tour drew every character of the shipped texts and the model's vocabulary in "
-              f"{self.glyph_fonts} fonts ({getattr(self, 'glyph_seconds', 0.0):.1f} s)")
+        if self.glyph_fonts:
+            print(f"the tour drew every character of the shipped texts and the model's vocabulary in "
+                  f"{self.glyph_fonts} fonts ({getattr(self, 'glyph_seconds', 0.0):.1f} s)")
         if self.unsettled:
             print(f"background jobs still running at {self.unsettled} checkpoint(s) 120 s after being cancelled")
         for text in self.exceptions:
