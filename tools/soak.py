@@ -25,8 +25,12 @@ in slots and virtual methods), then figures, ending with machine-readable lines:
 (rss_growth_mb is resident memory, all of it; private_growth_mb and file_growth_mb are its two parts:
 private memory, and the pages of mapped files such as the CJK fonts' glyphs.)
 
+Before the actions a tour builds what is built once (every file and lesson step, the largest sizes,
+every zoom level, theme and language) and, from 1,000 actions on, draws every character the soak
+can show in every font the window holds (warm_glyphs: Qt's glyph caches and the fonts' pages).
 Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
-zoom, no background job: running ones are cancelled, the window left idle 12 s (--idle-seconds; 0 under 1,000 actions: Qt's
+zoom, no background job: running ones are cancelled, the labs' cached results of long work
+emptied through their forget_results(), the window left idle 12 s (--idle-seconds; 0 under 1,000 actions: Qt's
 font cache frees unused font engines on a 10 s timer), garbage collected, the C heap's free pages
 given back with malloc_trim; the RSS before that is printed too, and how much of it is private
 memory and how much pages of mapped files such as fonts): after the warm-up (the first 10 % of the
