@@ -124,6 +124,52 @@ def font_mappings() -> dict[str, int]:
     return counts
 
 
+def python_arenas_mb() -> float:
+    """What Python's small-object allocator holds in its arenas (anonymous mappings outside the C
+    heap's figure): sys._debugmallocstats()' "arenas allocated current" × the arena size. An arena is
+    given back only when every object in it is gone, so a peak of small objects can leave arenas
+    partly used. NaN where unavailable."""
+    import re
+    try:
+        with tempfile.TemporaryFile(mode="w+b") as out:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            os.dup2(out.fileno(), 2)
+            try:
+                sys._debugmallocstats()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            out.seek(0)
+            text = out.read().decode("ascii", errors="replace")
+        current = re.search(r"# arenas allocated current\s*=\s*([\d,]+)", text)
+        size = re.search(r"arenas \* ([\d,]+) bytes/arena", text)
+        if current and size:
+            return int(current.group(1).replace(",", "")) * int(size.group(1).replace(",", "")) / 2**20
+    except (AttributeError, OSError, ValueError):
+        pass
+    return float("nan")
+
+
+def thread_stacks() -> tuple[int, float]:
+    """Anonymous mappings the size of a thread's stack (8 MB: glibc keeps up to 40 MB of finished
+    threads' stacks for reuse) and their resident MB, from /proc/self/smaps."""
+    count, resident, size = 0, 0.0, None
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
+            for line in smaps:
+                parts = line.split()
+                if not parts[0].endswith(":"):
+                    start, end = (int(x, 16) for x in parts[0].split("-"))
+                    size = (end - start) if len(parts) <= 5 else None
+                elif parts[0] == "Rss:" and size in (8 << 20, (8 << 20) - 4096):
+                    count += 1
+                    resident += float(parts[1]) / 1024
+    except OSError:
+        pass
+    return count, resident
+
+
 def settle_jobs(window, milliseconds: int) -> bool:
     """Cancel the window's background jobs and wait until each has stopped (False: still running)."""
     from PySide6.QtWidgets import QApplication
@@ -226,6 +272,7 @@ class Soak:
         self.parts: list[tuple[float, float, float]] = []   # (RssAnon, RssFile, malloc in use) at checkpoints
         self.mappings: list[dict[str, float]] = []  # resident KB by mapping name at checkpoints
         self.font_maps: list[dict[str, int]] = []   # mappings of each font file at checkpoints
+        self.anon_parts: list[tuple[float, int, float]] = []  # (Python arenas MB, stacks, their MB)
         self.glyph_fonts = 0                   # fonts the tour drew every character in (warm_glyphs)
         self.unsettled = 0                     # checkpoints at which background jobs were still running
 
@@ -858,6 +905,7 @@ class Soak:
         self.parts.append((rss_mb("RssAnon"), rss_mb("RssFile"), malloc_in_use_mb()))
         self.mappings.append(rss_by_mapping())
         self.font_maps.append(font_mappings())
+        self.anon_parts.append((python_arenas_mb(), *thread_stacks()))
         return rss_mb(), len(gc.get_objects())
 
     def attach_heaptrack(self) -> None:
@@ -1047,6 +1095,11 @@ class Soak:
             print("rss by mapping (MB, first checkpoint -> last; the largest changes): " + "; ".join(
                 f"{n} {first.get(n, 0.0) / 1024:.1f} -> {last.get(n, 0.0) / 1024:.1f} ({kb / 1024:+.1f})"
                 for kb, n in moved[:6] if abs(kb) >= 512))
+        if len(self.anon_parts) >= 2:
+            (arenas0, stacks0, stack_mb0), (arenas1, stacks1, stack_mb1) = self.anon_parts[0], self.anon_parts[-1]
+            print(f"private memory outside the C heap: Python's arenas {arenas0:.1f} -> {arenas1:.1f} MB "
+                  f"({arenas1 - arenas0:+.1f}); thread stacks (8 MB mappings) {stacks0} -> {stacks1}, resident "
+                  f"{stack_mb0:.1f} -> {stack_mb1:.1f} MB ({stack_mb1 - stack_mb0:+.1f})")
         if len(self.font_maps) >= 2:
             first, last = self.font_maps[0], self.font_maps[-1]
             many = sorted(name for name in set(first) | set(last) if max(first.get(name, 0), last.get(name, 0)) > 1)
