@@ -151,23 +151,31 @@ def python_arenas_mb() -> float:
     return float("nan")
 
 
-def thread_stacks() -> tuple[int, float]:
-    """Anonymous mappings the size of a thread's stack (8 MB: glibc keeps up to 40 MB of finished
-    threads' stacks for reuse) and their resident MB, from /proc/self/smaps."""
-    count, resident, size = 0, 0.0, None
+def thread_stacks() -> tuple[int, float, int, float]:
+    """From /proc/self/smaps: anonymous mappings the size of a thread's stack (8 MB: glibc keeps up
+    to 40 MB of finished threads' stacks for reuse) and their resident MB; and the heaps glibc's
+    malloc makes for other threads than the main one (anonymous, read-write, at a 64 MB boundary:
+    a worker thread's allocations, freed or not, stay in its own heap) and their resident MB."""
+    stacks, stack_mb, heaps, heap_mb, kind = 0, 0.0, 0, 0.0, None
     try:
         with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
             for line in smaps:
                 parts = line.split()
                 if not parts[0].endswith(":"):
                     start, end = (int(x, 16) for x in parts[0].split("-"))
-                    size = (end - start) if len(parts) <= 5 else None
-                elif parts[0] == "Rss:" and size in (8 << 20, (8 << 20) - 4096):
-                    count += 1
-                    resident += float(parts[1]) / 1024
+                    kind = None
+                    if len(parts) <= 5 and parts[1].startswith("rw"):
+                        if end - start in (8 << 20, (8 << 20) - 4096):
+                            kind = "stack"
+                        elif start % (64 << 20) == 0:
+                            kind = "heap"
+                elif parts[0] == "Rss:" and kind == "stack":
+                    stacks, stack_mb = stacks + 1, stack_mb + float(parts[1]) / 1024
+                elif parts[0] == "Rss:" and kind == "heap":
+                    heaps, heap_mb = heaps + 1, heap_mb + float(parts[1]) / 1024
     except OSError:
         pass
-    return count, resident
+    return stacks, stack_mb, heaps, heap_mb
 
 
 def settle_jobs(window, milliseconds: int) -> bool:
@@ -272,7 +280,7 @@ class Soak:
         self.parts: list[tuple[float, float, float]] = []   # (RssAnon, RssFile, malloc in use) at checkpoints
         self.mappings: list[dict[str, float]] = []  # resident KB by mapping name at checkpoints
         self.font_maps: list[dict[str, int]] = []   # mappings of each font file at checkpoints
-        self.anon_parts: list[tuple[float, int, float]] = []  # (Python arenas MB, stacks, their MB)
+        self.anon_parts: list[tuple] = []      # (Python arenas MB, stacks, their MB, thread heaps, their MB)
         self.glyph_fonts = 0                   # fonts the tour drew every character in (warm_glyphs)
         self.unsettled = 0                     # checkpoints at which background jobs were still running
 
@@ -1096,10 +1104,12 @@ class Soak:
                 f"{n} {first.get(n, 0.0) / 1024:.1f} -> {last.get(n, 0.0) / 1024:.1f} ({kb / 1024:+.1f})"
                 for kb, n in moved[:6] if abs(kb) >= 512))
         if len(self.anon_parts) >= 2:
-            (arenas0, stacks0, stack_mb0), (arenas1, stacks1, stack_mb1) = self.anon_parts[0], self.anon_parts[-1]
-            print(f"private memory outside the C heap: Python's arenas {arenas0:.1f} -> {arenas1:.1f} MB "
+            (arenas0, stacks0, stack_mb0, heaps0, heap_mb0) = self.anon_parts[0]
+            (arenas1, stacks1, stack_mb1, heaps1, heap_mb1) = self.anon_parts[-1]
+            print(f"anonymous mappings: Python's arenas {arenas0:.1f} -> {arenas1:.1f} MB "
                   f"({arenas1 - arenas0:+.1f}); thread stacks (8 MB mappings) {stacks0} -> {stacks1}, resident "
-                  f"{stack_mb0:.1f} -> {stack_mb1:.1f} MB ({stack_mb1 - stack_mb0:+.1f})")
+                  f"{stack_mb0:.1f} -> {stack_mb1:.1f} MB ({stack_mb1 - stack_mb0:+.1f}); other threads' malloc "
+                  f"heaps {heaps0} -> {heaps1}, resident {heap_mb0:.1f} -> {heap_mb1:.1f} MB ({heap_mb1 - heap_mb0:+.1f})")
         if len(self.font_maps) >= 2:
             first, last = self.font_maps[0], self.font_maps[-1]
             many = sorted(name for name in set(first) | set(last) if max(first.get(name, 0), last.get(name, 0)) > 1)
