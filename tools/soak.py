@@ -25,8 +25,12 @@ in slots and virtual methods), then figures, ending with machine-readable lines:
 (rss_growth_mb is resident memory, all of it; private_growth_mb and file_growth_mb are its two parts:
 private memory, and the pages of mapped files such as the CJK fonts' glyphs.)
 
+Before the actions a tour builds what is built once (every file and lesson step, the largest sizes,
+every zoom level, theme and language) and, from 1,000 actions on, draws every character the soak
+can show in every font the window holds (warm_glyphs: Qt's glyph caches and the fonts' pages).
 Memory is compared at two checkpoints in the same state (the default block, no lesson, 100 %
-zoom, no background job: running ones are cancelled, the window left idle 12 s (--idle-seconds; 0 under 1,000 actions: Qt's
+zoom, no background job: running ones are cancelled, the labs' cached results of long work
+emptied through their forget_results(), the window left idle 12 s (--idle-seconds; 0 under 1,000 actions: Qt's
 font cache frees unused font engines on a 10 s timer), garbage collected, the C heap's free pages
 given back with malloc_trim; the RSS before that is printed too, and how much of it is private
 memory and how much pages of mapped files such as fonts): after the warm-up (the first 10 % of the
@@ -102,6 +106,76 @@ def rss_by_mapping() -> dict[str, float]:
     except OSError:
         pass
     return found
+
+
+def font_mappings() -> dict[str, int]:
+    """How many times each font file is mapped (/proc/self/maps): FreeType maps a file once per face
+    it opens, and Qt opened a face in use again after emptying its face cache (app/widgets/style.py,
+    pin_font_faces)."""
+    counts: dict[str, int] = {}
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if path.lower().endswith((".ttf", ".ttc", ".otf", ".otc", ".pfb", ".pcf", ".pcf.gz")):
+                    counts[path] = counts.get(path, 0) + 1
+    except OSError:
+        pass
+    return counts
+
+
+def python_arenas_mb() -> float:
+    """What Python's small-object allocator holds in its arenas (anonymous mappings outside the C
+    heap's figure): sys._debugmallocstats()' "arenas allocated current" × the arena size. An arena is
+    given back only when every object in it is gone, so a peak of small objects can leave arenas
+    partly used. NaN where unavailable."""
+    import re
+    try:
+        with tempfile.TemporaryFile(mode="w+b") as out:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            os.dup2(out.fileno(), 2)
+            try:
+                sys._debugmallocstats()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            out.seek(0)
+            text = out.read().decode("ascii", errors="replace")
+        current = re.search(r"# arenas allocated current\s*=\s*([\d,]+)", text)
+        size = re.search(r"arenas \* ([\d,]+) bytes/arena", text)
+        if current and size:
+            return int(current.group(1).replace(",", "")) * int(size.group(1).replace(",", "")) / 2**20
+    except (AttributeError, OSError, ValueError):
+        pass
+    return float("nan")
+
+
+def thread_stacks() -> tuple[int, float, int, float]:
+    """From /proc/self/smaps: anonymous mappings the size of a thread's stack (8 MB: glibc keeps up
+    to 40 MB of finished threads' stacks for reuse) and their resident MB; and the heaps glibc's
+    malloc makes for other threads than the main one (anonymous, read-write, at a 64 MB boundary:
+    a worker thread's allocations, freed or not, stay in its own heap) and their resident MB."""
+    stacks, stack_mb, heaps, heap_mb, kind = 0, 0.0, 0, 0.0, None
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
+            for line in smaps:
+                parts = line.split()
+                if not parts[0].endswith(":"):
+                    start, end = (int(x, 16) for x in parts[0].split("-"))
+                    kind = None
+                    if len(parts) <= 5 and parts[1].startswith("rw"):
+                        if end - start in (8 << 20, (8 << 20) - 4096):
+                            kind = "stack"
+                        elif start % (64 << 20) == 0:
+                            kind = "heap"
+                elif parts[0] == "Rss:" and kind == "stack":
+                    stacks, stack_mb = stacks + 1, stack_mb + float(parts[1]) / 1024
+                elif parts[0] == "Rss:" and kind == "heap":
+                    heaps, heap_mb = heaps + 1, heap_mb + float(parts[1]) / 1024
+    except OSError:
+        pass
+    return stacks, stack_mb, heaps, heap_mb
 
 
 def settle_jobs(window, milliseconds: int) -> bool:
@@ -205,6 +279,9 @@ class Soak:
         self.untrimmed: list[float] = []       # RSS at each checkpoint before malloc_trim
         self.parts: list[tuple[float, float, float]] = []   # (RssAnon, RssFile, malloc in use) at checkpoints
         self.mappings: list[dict[str, float]] = []  # resident KB by mapping name at checkpoints
+        self.font_maps: list[dict[str, int]] = []   # mappings of each font file at checkpoints
+        self.anon_parts: list[tuple] = []      # (Python arenas MB, stacks, their MB, thread heaps, their MB)
+        self.glyph_fonts = 0                   # fonts the tour drew every character in (warm_glyphs)
         self.unsettled = 0                     # checkpoints at which background jobs were still running
 
         sys.excepthook = self._exception
@@ -711,8 +788,76 @@ class Soak:
             for code in ("zh", "en", self.args.lang):      # the other language's fonts, once
                 window.findChild(QAction, f"actionLanguage_{code}").trigger()
                 self.settle()
+            if self.args.idle_seconds > 0:           # memory is measured (not the suite's short run: 5 s)
+                self.warm_glyphs()
         finally:
             self.answer = None
+
+    def warm_glyphs(self) -> None:
+        """Draw every character the soak can show (the shipped model's vocabulary and the shipped
+        files' text) in every font the window holds, regular and bold.
+
+        Qt keeps each glyph it has drawn, rasterised, in its font engine (a face at one size and
+        weight) for as long as the engine lives: the engines of the fonts the widgets and graphics
+        items hold live at both checkpoints, so their caches grow with the characters shown, up to
+        the characters that exist × those fonts — a bounded cache, but one the actions fill slowly
+        (each model-lab neuron's snippets show new characters of the 2,047). And the font files'
+        pages holding those glyphs' outlines are read in once. Drawing all of them here, in the
+        state the checkpoints return to (100 %, no presentation), makes the figures after the
+        warm-up growth rather than first use. Engines of other zoom levels are not warmed: no font
+        held at a checkpoint uses them, and Qt drops them (with their glyphs) when idle."""
+        from PySide6.QtCore import QPointF
+        from PySide6.QtGui import QFont, QImage, QPainter
+        from PySide6.QtWidgets import QApplication, QGraphicsView, QMessageBox
+
+        from app.widgets.appearance import appearance
+        window = self.window
+        self.answer = QMessageBox.ButtonRole.DestructiveRole
+        try:
+            if window.presentation.active:
+                window.presentation.leave()
+            window.lessons.close()
+            window.open_file(self.default)
+            appearance().reset()
+            self.settle()
+        finally:
+            self.answer = None
+        chars = set()
+        try:
+            from app.labs.model.state import shared_model
+            chars.update(shared_model().vocab)
+        except Exception:                       # noqa: BLE001 (no model: the shipped text alone)
+            pass
+        for path in self.files:
+            chars.update(path.read_text(encoding="utf-8", errors="replace"))
+        text = "".join(sorted(c for c in chars if c.isprintable() and not c.isspace()))
+        fonts: dict[str, QFont] = {}
+        for widget in QApplication.allWidgets():
+            fonts.setdefault(widget.font().key(), QFont(widget.font()))
+        for view in window.findChildren(QGraphicsView):
+            scene = view.scene()
+            for item in scene.items() if scene is not None else ():
+                font = getattr(item, "font", None)
+                try:
+                    value = font() if callable(font) else None
+                except TypeError:
+                    value = None
+                if isinstance(value, QFont):
+                    fonts.setdefault(value.key(), QFont(value))
+        for font in list(fonts.values()):
+            bold = QFont(font)
+            bold.setBold(not font.bold())
+            fonts.setdefault(bold.key(), bold)
+        began = time.perf_counter()
+        image = QImage(2400, 200, QImage.Format.Format_ARGB32_Premultiplied)
+        painter = QPainter(image)
+        for font in fonts.values():
+            painter.setFont(font)
+            for start in range(0, len(text), 40):   # lines that fit in the image: every glyph is drawn
+                painter.drawText(QPointF(4, 150), text[start:start + 40])
+        painter.end()
+        self.glyph_fonts = len(fonts)
+        self.glyph_seconds = time.perf_counter() - began
 
     def checkpoint(self) -> tuple[float, int]:
         """The same state each time (the default block, no lesson, 100 %), then memory."""
@@ -735,6 +880,15 @@ class Soak:
             # Running jobs are cancelled (their panels start them again when next shown).
             if not settle_jobs(self.window, 120_000):
                 self.unsettled += 1
+            # The labs' bounded caches of long work's results (the model lab's ranking of each layer,
+            # 10,000 snippets and their arrays, and its knock-out losses) emptied at every checkpoint:
+            # otherwise the last checkpoint holds whatever rankings the actions happened to leave and
+            # the first none. A lab panel says how through `forget_results()`; the parts compute again
+            # what they need when next shown.
+            for panel in getattr(window, "labs", {}).values():
+                forget = getattr(panel, "forget_results", None)
+                if callable(forget):
+                    forget()
             self.settle()
         finally:
             self.answer = None
@@ -758,6 +912,8 @@ class Soak:
         self.untrimmed.append(untrimmed)
         self.parts.append((rss_mb("RssAnon"), rss_mb("RssFile"), malloc_in_use_mb()))
         self.mappings.append(rss_by_mapping())
+        self.font_maps.append(font_mappings())
+        self.anon_parts.append((python_arenas_mb(), *thread_stacks()))
         return rss_mb(), len(gc.get_objects())
 
     def attach_heaptrack(self) -> None:
@@ -947,6 +1103,22 @@ class Soak:
             print("rss by mapping (MB, first checkpoint -> last; the largest changes): " + "; ".join(
                 f"{n} {first.get(n, 0.0) / 1024:.1f} -> {last.get(n, 0.0) / 1024:.1f} ({kb / 1024:+.1f})"
                 for kb, n in moved[:6] if abs(kb) >= 512))
+        if len(self.anon_parts) >= 2:
+            (arenas0, stacks0, stack_mb0, heaps0, heap_mb0) = self.anon_parts[0]
+            (arenas1, stacks1, stack_mb1, heaps1, heap_mb1) = self.anon_parts[-1]
+            print(f"anonymous mappings: Python's arenas {arenas0:.1f} -> {arenas1:.1f} MB "
+                  f"({arenas1 - arenas0:+.1f}); thread stacks (8 MB mappings) {stacks0} -> {stacks1}, resident "
+                  f"{stack_mb0:.1f} -> {stack_mb1:.1f} MB ({stack_mb1 - stack_mb0:+.1f}); other threads' malloc "
+                  f"heaps {heaps0} -> {heaps1}, resident {heap_mb0:.1f} -> {heap_mb1:.1f} MB ({heap_mb1 - heap_mb0:+.1f})")
+        if len(self.font_maps) >= 2:
+            first, last = self.font_maps[0], self.font_maps[-1]
+            many = sorted(name for name in set(first) | set(last) if max(first.get(name, 0), last.get(name, 0)) > 1)
+            print(f"font files mapped: {len(first)} -> {len(last)} files, {sum(first.values())} -> "
+                  f"{sum(last.values())} mappings; more than once: "
+                  + ("; ".join(f"{Path(n).name} {first.get(n, 0)} -> {last.get(n, 0)}" for n in many) or "none"))
+        if self.glyph_fonts:
+            print(f"the tour drew every character of the shipped texts and the model's vocabulary in "
+                  f"{self.glyph_fonts} fonts ({getattr(self, 'glyph_seconds', 0.0):.1f} s)")
         if self.unsettled:
             print(f"background jobs still running at {self.unsettled} checkpoint(s) 120 s after being cancelled")
         for text in self.exceptions:

@@ -172,6 +172,46 @@ def with_chinese_fallback(font: QFont) -> QFont:
     return font
 
 
+# Qt 6.11 keeps one FreeType face per font file and face index, shared by the font engines of
+# every size (QFreetypeFace). When a face's last engine goes (Qt's font cache drops engines no
+# text has used for a while), its release empties that whole cache: faces still in use are set
+# aside, and the next engine needing one of them (a new size: the zoom, presentation mode, a
+# heading) opens the file again, as a new face with its own mapping of the file. In a long session
+# each Noto Sans CJK collection (20 MB) was so mapped 3-5 times over, the SC face every time,
+# its glyphs paged in again through each mapping (tools/soak.py, docs/testing.md "The GUI soak").
+# Holding one engine of every face the interface's fonts use, for the application's life, keeps
+# any of those faces from ever being released, so that purge never runs: one face and one mapping
+# per file. Faces pinned: every style of the application font's family, of its "Condensed" sibling
+# (the tables'), of the system fixed font's family and of the installed CHINESE_FAMILIES.
+_pinned_faces: list = []
+
+
+def pinned_families() -> list[str]:
+    """The font families whose faces pin_font_faces holds (those installed)."""
+    from PySide6.QtGui import QFontDatabase
+    app_family = QFontInfo(QGuiApplication.font()).family()
+    fixed = QFontInfo(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)).family()
+    wanted = [app_family, f"{app_family} Condensed", fixed, *CHINESE_FAMILIES]
+    installed = set(QFontDatabase.families())
+    return [family for k, family in enumerate(wanted) if family in installed and family not in wanted[:k]]
+
+
+def pin_font_faces() -> int:
+    """Hold an engine (a QRawFont) of each style of each of pinned_families() for the application's
+    life (once): see above. The number of faces held."""
+    if _pinned_faces:
+        return len(_pinned_faces)
+    from PySide6.QtGui import QFontDatabase, QRawFont
+    for family in pinned_families():
+        system = (QFontDatabase.WritingSystem.SimplifiedChinese if family in CHINESE_FAMILIES
+                  else QFontDatabase.WritingSystem.Latin)
+        for style in QFontDatabase.styles(family):
+            raw = QRawFont.fromFont(QFontDatabase.font(family, style, 12), system)
+            if raw.isValid():
+                _pinned_faces.append(raw)
+    return len(_pinned_faces)
+
+
 def font(points: float, bold: bool = False) -> QFont:
     result = QFont()
     result.setPointSizeF(points)
@@ -244,6 +284,7 @@ def follow_appearance(app) -> None:
     if _follower is not None and _follower.app is app:
         return
     _follower = _Follower(app)
+    pin_font_faces()
     look = appearance()
     look.set_system_dark(system_is_dark(app, _follower.palette))
     look.changed.connect(_apply)

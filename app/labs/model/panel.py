@@ -65,6 +65,11 @@ class ModelLabPanel(LabPanel):
         self.stack.setCurrentIndex(0 if self.state.ok else 1)
         self.retranslate()
 
+    def forget_results(self) -> None:
+        """Drop the rankings and knock-out losses found so far (see ModelLabState.forget_results)."""
+        if self.state.ok:
+            self.state.forget_results()
+
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()

@@ -287,6 +287,17 @@ class ModelLabState(QObject):
         if stats.layer == self.layer:
             self.changed.emit(What.STATS | What.SCALE)
 
+    def forget_results(self) -> None:
+        """Drop what the long work found (each layer's ranking, the knock-out losses) and cancel any
+        running job: a part that needs one starts it again when next shown. Bounded caches (one
+        ranking per layer), emptied so that two moments can be compared in the same state
+        (tools/soak.py's checkpoints)."""
+        for worker in (self.rank_worker, self.ablation_worker):
+            worker.cancel()
+        if self.stats or self.losses is not None:
+            self.stats, self.losses = {}, None
+            self.changed.emit(What.STATS | What.SCALE | What.ABLATION)
+
     def measure_ablation(self) -> int | None:
         """The validation loss as trained and with each layer's FFN knocked out, in the background."""
         if self.ablation_job is not None:
