@@ -89,6 +89,7 @@ def test_the_generations_lesson_s_fitted_steps_in_the_presenting_window(qapp, la
     axis's name is long). Steps 1, 6 and 8 (the map, the comparison, the parameters) do not fit yet."""
     from core.formats.lesson import load_lesson
     from tests.app.lab_figures import CHECKS
+    from app.widgets.worker import settle as finish_background_work
     from tests.app.present_walk import settle as settle_window
     from tests.app.readability import Config, close, open_presenting
     from tests.conftest import ROOT
@@ -100,6 +101,7 @@ def test_the_generations_lesson_s_fitted_steps_in_the_presenting_window(qapp, la
         for step_id in FITTED_STEPS:
             window.lessons.go(ids.index(step_id))
             settle_window(qapp)
+            finish_background_work(qapp)            # as the walk does: a run, the layer's ranking
             settle_window(qapp, 3)
             found = scrolling_pages(window) + sideways_tables(window) + cut_tables(window)
             check = CHECKS.get(("generations", step_id))
@@ -125,6 +127,7 @@ def test_the_model_neurons_lesson_s_fitted_steps_in_the_presenting_window(qapp, 
     find nothing; steps 6 and 7 (the explorer's tables, the ablation) and step 3 in Chinese do not fit yet."""
     from core.formats.lesson import load_lesson
     from tests.app.lab_figures import CHECKS
+    from app.widgets.worker import settle as finish_background_work
     from tests.app.present_walk import settle as settle_window
     from tests.app.readability import Config, close, open_presenting
     from tests.conftest import ROOT
@@ -139,6 +142,7 @@ def test_the_model_neurons_lesson_s_fitted_steps_in_the_presenting_window(qapp, 
         for step_id in steps:
             window.lessons.go(ids.index(step_id))
             settle_window(qapp)
+            finish_background_work(qapp)            # as the walk does: a run, the layer's ranking
             settle_window(qapp, 3)
             found = scrolling_pages(window) + sideways_tables(window) + cut_tables(window)
             check = CHECKS.get(("model-neurons", step_id))
