@@ -350,7 +350,30 @@ class CachedRunPart(Part):
         layout.addWidget(plots, 1)
         for widget in below:
             layout.addWidget(widget)
+        self._plot_view = plots
         self.retranslate()
+
+    def _aside(self) -> tuple[QWidget, ...]:
+        """Presenting, the texts that step aside (in this order) when the room is short: the
+        introduction (the lesson's caption says it); subclasses add theirs."""
+        return (self.intro,)
+
+    def _fit_intro(self) -> None:
+        """Presenting, the texts of `_aside()` step aside, the fewest in their order, while the page
+        would scroll with them or its plot would be lower than the plot's y axis's name is long
+        (1024×768 with 150 %: the growth page scrolled and "standard deviation of the stream" ran
+        past the plot); at the desk all are shown."""
+        layout = self.layout()
+        if layout is None or not self._plots:
+            return
+        plot = self._plots[0]
+        needed = plot.getAxis("left").label.boundingRect().width() + plot.getAxis("bottom").height() + 12
+        step_aside(self, layout, self._aside(), self.width() - 12,
+                   lambda left: left >= 0 and self._plot_view.sizeHint().height() + left >= needed)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_intro()
 
     def ensure_run(self) -> None:
         """Draw the current setting: from the cache, else start a run (the part came forward)."""
@@ -404,6 +427,37 @@ class PlotView(pg.GraphicsLayoutWidget):
         if appearance().presenting:
             return QSize(480, self.minimumHeight())
         return QSize(480, appearance().pixels(self._height))
+
+
+def step_aside(page: QWidget, layout, aside, text_width: int, room_needed) -> None:
+    """Presenting, hide the fewest of `aside` (texts in `layout`, the layout of `page`, in their order)
+    for `room_needed(left)` to hold for the height `left` over in the page's scroll area; at the desk
+    show them all. Worked out as if all were shown (a hidden one's height at `text_width` and the
+    layout's spacing added back), so hiding one never changes the answer."""
+    viewport = page.parentWidget()
+    if not appearance().presenting or viewport is None:
+        for widget in aside:
+            if not widget.isVisibleTo(page):
+                widget.setVisible(True)
+        return
+    layout.activate()
+    spacing = max(0, layout.spacing())
+
+    def height(widget: QWidget) -> int:
+        return max(0, widget.heightForWidth(max(1, text_width)) if widget.hasHeightForWidth()
+                   else widget.sizeHint().height()) + spacing
+
+    total = layout.totalHeightForWidth(viewport.width())
+    total += sum(height(widget) for widget in aside if not widget.isVisibleTo(page))
+    hidden = []
+    for widget in aside:
+        if room_needed(viewport.height() - total):
+            break
+        hidden.append(widget)
+        total -= height(widget)
+    for widget in aside:
+        if widget.isVisibleTo(page) == (widget in hidden):
+            widget.setVisible(widget not in hidden)
 
 
 def scroll_page(widget: QWidget, object_name: str) -> QScrollArea:

@@ -3,7 +3,7 @@ same five tokens' output through each generation."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -12,6 +12,7 @@ from app import i18n
 from app.labs.generations.common import TEXT_PT, Part, generation_name, generation_of, preset_trace, text_of
 from app.widgets import labels
 from app.widgets.flow_layout import FlowLayout
+from app.widgets.appearance import appearance
 from app.widgets.style import limit_for, text_colour_on, tint
 from core.labs import generations as core
 from core.numbers import format_number, format_short
@@ -29,6 +30,7 @@ class GenerationPresetPart(Part):
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__("genPresetPart", parent)
         self.session = session
+        self._viewport: QWidget | None = None     # the scroll area's viewport, watched for its height
         self.current: str | None = None
         self.buttons: dict[str, QPushButton] = {}
         self.group = QButtonGroup(self)
@@ -62,13 +64,13 @@ class GenerationPresetPart(Part):
         actions.addWidget(self.diagram)
         actions.addWidget(self.compare)
 
-        about = QVBoxLayout()
+        self.about = about = QVBoxLayout()
         about.addWidget(self.title)
         about.addWidget(self.changes)
         about.addWidget(self.built)
         about.addLayout(actions)
         about.addStretch(1)
-        outputs = QVBoxLayout()
+        self.outputs_column = outputs = QVBoxLayout()
         outputs.addWidget(self.outputs_intro)
         outputs.addWidget(self.outputs)
         outputs.addStretch(1)
@@ -91,6 +93,7 @@ class GenerationPresetPart(Part):
                 button.setChecked(generation == self.current)
         self._describe()
         self._fill_outputs()
+        self._step_aside()
 
     def _describe(self) -> None:
         if self.current is None:
@@ -176,6 +179,64 @@ class GenerationPresetPart(Part):
         table.setFixedWidth(max(rows.width(), rows.sizeHint().width())
                             + sum(table.columnWidth(c) for c in range(table.columnCount())) + 2 * table.frameWidth())
 
+    # --- presentation mode: the secondary texts step aside when the room is short -----------------
+    # First the block's switches in words (the diagram above shows the block), then the
+    # generation's title (the lesson's title names it), then the table's intro (the caption gives
+    # the output it shows): each only while the page would scroll with it.
+    def _aside(self) -> tuple[QWidget, ...]:
+        return (self.built, self.title, self.outputs_intro)
+
+    def _step_aside(self) -> None:
+        """Presenting, hide the fewest of `_aside()` (in their order) for the page to fit its scroll
+        area's height; at the desk, and when the room is enough, all are shown. Worked out from the
+        texts' heights at their columns' widths, shown or not, so hiding one never changes the answer."""
+        viewport = self.parentWidget()
+        aside = self._aside()
+        if not appearance().presenting or viewport is None:
+            for widget in aside:
+                if not widget.isVisibleTo(self):
+                    widget.setVisible(True)
+            return
+        if viewport is not self._viewport:
+            self._viewport = viewport
+            viewport.installEventFilter(self)
+        # the columns' widths, whichever texts are shown: the table's column is as wide as the
+        # table (its width fixed by its cells), the texts' column the rest
+        margins = self.layout().contentsMargins()
+        body = self.width() - margins.left() - margins.right() - max(0, self.layout().itemAt(1).layout().spacing())
+        right_width = self.outputs.width() if self.outputs.width() > 0 else body * 2 // 5
+        left_width = body - right_width
+        top = margins.top() + margins.bottom() + self.buttons[core.GENERATIONS[0]].sizeHint().height() \
+            + max(0, self.layout().spacing())
+
+        def column(items, width, spacing, hidden):
+            heights = [_height(item, width) for item in items if item not in hidden]
+            return sum(heights) + max(0, spacing) * max(0, len(heights) - 1)
+
+        about = (self.title, self.changes, self.built, self.about.itemAt(3).layout())
+        outputs = (self.outputs_intro, self.outputs)
+        hidden: list[QWidget] = []
+        for widget in (None, *aside):
+            if widget is not None:
+                hidden.append(widget)
+            need = top + max(column(about, left_width, self.about.spacing(), hidden),
+                             column(outputs, right_width, self.outputs_column.spacing(), hidden))
+            if need <= viewport.height():
+                break
+        for widget in aside:
+            if widget.isVisibleTo(self) == (widget in hidden):
+                widget.setVisible(widget not in hidden)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._step_aside()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self._viewport and event.type() == QEvent.Type.Resize:
+            self._step_aside()
+            return False
+        return super().eventFilter(watched, event)
+
     # --- language ---------------------------------------------------------------------------
     def retranslate(self) -> None:
         for generation, button in self.buttons.items():
@@ -193,6 +254,14 @@ class GenerationPresetPart(Part):
     def restyle(self) -> None:
         self._fitted = None
         self._fill_outputs()
+        self._step_aside()
+
+
+def _height(item, width: int) -> int:
+    """A column item's height at `width`: a wrapped text's or the buttons' flow at that width."""
+    if isinstance(item, QWidget):
+        return max(0, item.heightForWidth(width)) if item.hasHeightForWidth() else item.sizeHint().height()
+    return max(0, item.heightForWidth(width))
 
 
 def _subscript(number: int) -> str:

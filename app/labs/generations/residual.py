@@ -48,7 +48,12 @@ class ResidualGrowthPart(CachedRunPart):
                                                 symbolPen=None)
         self.result = self.label("genResidualResult")
         self.remedy = self.label("genResidualRemedy")
-        self.lay_out(self.view, self.result, note(self.remedy, object_name="genResidualRemedyNote"))
+        self.remedy_note = note(self.remedy, object_name="genResidualRemedyNote")
+        self.lay_out(self.view, self.result, self.remedy_note)
+
+    def _aside(self) -> tuple[QWidget, ...]:
+        """Presenting, then GPT-2's remedy in words too (the caption names it: orange, 0.02/√N)."""
+        return (self.intro, self.remedy_note)
 
     # --- drawing ----------------------------------------------------------------------------
     def draw(self, layers: int, result) -> None:

@@ -2,7 +2,8 @@
 control group, the chosen neuron's top snippets, and neurons × positions as a heatmap."""
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QRect, QSignalBlocker, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QPushButton,
                                QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -162,7 +163,7 @@ class ModelNeuronsPart(Part):
         self.snippets = sized(SnippetLines("modelSnippets"), TEXT_PT)
         self.work = WorkBar("modelRankWork", self.state.rank_worker)
 
-        side = QVBoxLayout()
+        self.side = side = QVBoxLayout()
         side.addWidget(self.groups, 2)
         side.addWidget(self.groups_note)
         side.addWidget(self.draw_again, 0, Qt.AlignmentFlag.AlignLeft)
@@ -209,6 +210,7 @@ class ModelNeuronsPart(Part):
         self.draw_again.clicked.connect(state.draw_again)
         self.snippets.positionClicked.connect(state.show_position)
         self.snippets.shownChanged.connect(self._snippets_title)
+        self.snippets.shownChanged.connect(self._fit_note)
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
         self.retranslate()
@@ -221,6 +223,45 @@ class ModelNeuronsPart(Part):
         self.snippets_column.setStretchFactor(self.snippets, 1 if presenting else 0)
         self.snippets_column.setStretch(2, 0 if presenting else 1)
         self._fit_groups()
+
+    def _fit_note(self) -> None:
+        """Presenting, the groups' note (how the groups were drawn: the lesson's captions say it)
+        steps aside when with it the snippets below would have no room for the strongest snippet
+        whole (1024×768 with 150 %: none was shown, the note ran over the table); at the desk, and
+        with the room, it is shown. Worked out as if it were shown: hiding it never changes the answer."""
+        note, snippets = self.groups_note, self.snippets
+        shown = note.isVisibleTo(self)
+        if not appearance().presenting or not snippets.lines or self.snippets_area.height() <= 0:
+            if not shown:
+                note.setVisible(True)
+            return
+        room = self.snippets_area.height()
+        if not shown:
+            room -= note.heightForWidth(max(1, self.groups.width())) + max(0, self.side.spacing())
+        rows = snippets._rows(max(1, snippets.width()))        # the strongest snippet's rows at its width
+        row_height = snippets._measure()[2]
+        needed = (self._longest_title_height() + max(0, self.snippets_column.spacing())
+                  + (rows[0][3] - rows[0][0] + 1) * row_height)
+        fits = room >= needed
+        if fits != shown:
+            note.setVisible(fits)
+
+    def _longest_title_height(self) -> int:
+        """The snippets' title's height at its width when it says how many are shown (its longest
+        form, "… (the strongest 1 of 5)"): the answer does not change with what it says."""
+        lines = self.snippets.lines
+        title = self.tr("%1 (the strongest %2 of %3)").replace("%1", self.tr("Where neuron #%1 fires most").replace(
+            "%1", str(self.state.neuron))).replace("%2", str(len(lines))).replace("%3", str(len(lines)))
+        bold = QFont(self.snippets_title.font())
+        bold.setBold(True)
+        width = max(1, self.snippets_area.width())
+        margin = 2 * self.snippets_title.margin()
+        return QFontMetrics(bold).boundingRect(QRect(0, 0, width - margin, 100000), Qt.TextFlag.TextWordWrap,
+                                               title).height() + margin
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_note()
 
     def _fit_groups(self) -> None:
         table = self.groups
@@ -362,6 +403,7 @@ class ModelNeuronsPart(Part):
                  .replace("%1", str(len(groups.top))).replace("%2", f"{chars:,}")
                  .replace("%3", str(len(groups.random))).replace("%4", str(groups.seed))))
         self._fit_groups()
+        self._fit_note()
 
     def _select_group(self) -> None:
         with QSignalBlocker(self.groups):
@@ -383,6 +425,7 @@ class ModelNeuronsPart(Part):
         self.snippets.set_lines([SnippetLine(format_number(f.snippet.value, 1), f.chars, f.values, f.peak,
                                              f.snippet.position) for f in found], limit)
         self._snippets_title()
+        self._fit_note()
 
     def _snippets_title(self) -> None:
         """Names the neuron; says how many snippets are shown when not all of them fit."""

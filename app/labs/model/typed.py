@@ -94,6 +94,7 @@ class ModelTypePart(Part):
         self.box.setPlainText(state.typed)
         self.gloss = label("modelTypeGloss")        # English: what the sample poem says
         self.gloss.hide()
+        self._gloss_wanted = False                  # a line of the sample poem is glossed (English)
         self.info = label("modelTypeInfo")
         self.picker = NeuronPicker(state, "modelType")
         self.view = NeuronTextView("modelTypeText")
@@ -122,6 +123,41 @@ class ModelTypePart(Part):
         layout.addLayout(body, 1)
         self.box.textChanged.connect(self.timer.start)
         self.retranslate()
+
+    # --- presentation mode: the texts above step aside for the predictions --------------------
+    def _fit_texts(self) -> None:
+        """Presenting, the introduction, then the run's facts, then the poem's translation step aside
+        (the lesson's caption says the first two), the fewest in that order, while the predictions'
+        table would be lower than its rows (1024×768 with 150 %: 2 of the 5 guesses were seen); at the
+        desk all are shown. Worked out as if all were shown: hiding one never changes the answer."""
+        aside = [self.intro, self.info] + ([self.gloss] if self._gloss_wanted else [])
+        table = self.predictions
+        if not appearance().presenting or table.rowCount() == 0 or table.height() <= 0:
+            for widget in aside:
+                if not widget.isVisibleTo(self):
+                    widget.setVisible(True)
+            return
+        spacing = max(0, self.layout().spacing())
+
+        def height(widget) -> int:
+            return max(0, widget.heightForWidth(max(1, self.width() - 8))) + spacing
+
+        needed = (table.horizontalHeader().height() + 2 * table.frameWidth()
+                  + sum(table.rowHeight(r) for r in range(table.rowCount())))
+        room = table.height() - sum(height(widget) for widget in aside if not widget.isVisibleTo(self))
+        hidden = []
+        for widget in aside:
+            if room >= needed:
+                break
+            hidden.append(widget)
+            room += height(widget)
+        for widget in aside:
+            if widget.isVisibleTo(self) == (widget in hidden):
+                widget.setVisible(widget not in hidden)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_texts()
 
     def retranslate(self) -> None:
         self.picker.retranslate()
@@ -157,9 +193,12 @@ class ModelTypePart(Part):
             self._gloss()
             self._info()
             self.predictions.show_predictions(s.predictions())
+            self._fit_texts()
 
     def _gloss(self) -> None:
         show_gloss(self.gloss, self.state.typed)
+        self._gloss_wanted = bool(self.gloss.text())
+        self._fit_texts()
 
     def _info(self) -> None:
         s = self.state
