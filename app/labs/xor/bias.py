@@ -9,9 +9,8 @@ from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
 from app.labs.xor.common import (BIAS_NEURON, POINT_COLOUR, ROW_COLOURS, SLIDER_SCALE, TEXT_PT, WRONG_COLOUR,
-                                 axis_label, esc, graphics, label, new_plot, plot_title, set_curve, set_points, set_text,
-                                 steady_y_range,
-                                 trimmed)
+                                 axis_label, esc, graphics, label, new_plot, plot_title, set_curve, set_points,
+                                 set_text, steady_y_range, trimmed)
 from app.widgets.appearance import appearance
 from app.widgets.spin import session_spin, set_spin_value
 from app.widgets.style import font

@@ -171,8 +171,9 @@ def plot_title(plot: pg.PlotItem, text: str) -> None:
 
 def steady_y_range(plot: pg.PlotItem, low: float, high: float, padding: float = 0.05, fill: float = 0.4) -> None:
     """Show low…high on the y axis, keeping the shown range while the data fit it and fill at least
-    `fill` of it (an edit swinging the MSE's top between 3.8 and 7 keeps 0…8). A range set on every edit re-ticks the axis; left to pyqtgraph's auto-range it is
-    set while the plot paints, which paints the whole plot a second time."""
+    `fill` of it (an edit swinging the MSE's top between 3.8 and 7 keeps 0…8). A range set on
+    every edit re-ticks the axis; left to pyqtgraph's auto-range it is set while the plot paints,
+    which paints the whole plot a second time."""
     low, high = float(low), float(high)
     if not (np.isfinite(low) and np.isfinite(high)):
         return
