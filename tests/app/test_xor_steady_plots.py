@@ -135,3 +135,32 @@ def test_a_new_scenario_fits_the_colour_scale_again(lab_panel):
     settle()
     _, maps = lab.neuron_maps(session.config, session.state.weights, MAP_POINTS)
     assert part.maps_levels == fresh == (-limit_for(maps), limit_for(maps))
+
+
+def test_a_new_formula_in_a_map_title_re_lays_out_nothing(lab_panel, monkeypatch):
+    session, panel = lab_panel
+    panel.set_focus("neurons")
+    settle()
+    part = panel.part("neurons")
+    plot = part.map_plots[0]
+    title = plot.titleLabel
+    assert session.set_value("W_in", (0, 0), -0.875)           # the widest formula of the test first
+    settle()
+    layouts = count_calls(monkeypatch, pg.LabelItem, "updateMin")      # a title asking for a new size
+    geometry = title.geometry()
+    for value in (0.5, 2.0, -12.5):
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+        formula = lab.neuron_formula(session.config, session.state.weights, 0)
+        assert formula in title.text and formula in title.item.toPlainText()
+        # the text sits centred in the title's kept room, which did not change
+        room, text = title.rect(), title.itemRect()
+        assert abs(room.center().x() - text.center().x()) < 1 and text.width() <= room.width()
+        assert title.geometry() == geometry
+    assert layouts == []                  # before: 2 per edit, each a new size and a relayout
+    # a formula wider than the room asks for more, and gets it
+    assert session.set_value("W_in", (0, 0), -123456.25)
+    settle()
+    assert layouts and title.geometry().width() > geometry.width()
+    assert title.itemRect().width() <= title.rect().width()
+    assert lab.neuron_formula(session.config, session.state.weights, 0) in title.item.toPlainText()

@@ -218,8 +218,11 @@ def set_points(item: pg.ScatterPlotItem, x, y) -> bool:
 def steady_plot_title(plot: pg.PlotItem, text: str) -> None:
     """A title that changes with the numbers (a formula): it may widen its plot, never narrow it,
     so a coefficient losing its minus sign does not re-lay out (and repaint) every plot beside it."""
-    plot_title(plot, text)
     title = plot.titleLabel
+    if getattr(title, "_steady_width", 0.0) and title.isVisible() and title.text != text \
+            and _title_in_place(title, text):
+        return
+    plot_title(plot, text)
     width = title.minimumWidth()
     kept = getattr(title, "_steady_width", 0.0)
     if width < kept:
@@ -230,6 +233,28 @@ def steady_plot_title(plot: pg.PlotItem, text: str) -> None:
                 hints[which] = (kept, hints[which][1])
     else:
         title._steady_width = width
+
+
+def _no_new_size() -> None:
+    pass
+
+
+def _title_in_place(title: pg.LabelItem, text: str) -> bool:
+    """Put a shown title's new text in the room the title has, centred as pyqtgraph centres it,
+    without asking its layout for a new size: pyqtgraph's setText (and PlotItem.setTitle, which
+    fixes the title row's height again) re-lays out every plot in the view for each new formula.
+    True if the text fits that room; if not, the title asks for more room the usual way."""
+    height = title._sizeHint[Qt.SizeHint.PreferredSize][1]
+    title.updateMin = title.updateGeometry = _no_new_size      # this once: no new size asked
+    try:
+        title.setText(text)                                     # the size option set before stays
+    finally:
+        del title.updateMin, title.updateGeometry
+    room = title.itemRect()
+    if room.width() <= title._steady_width and room.height() == height:
+        return True
+    title.updateMin()
+    return False
 
 
 class FigureView(pg.GraphicsLayoutWidget):
