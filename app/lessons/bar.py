@@ -314,7 +314,8 @@ class LessonBar(QWidget):
         self.answer.setVisible(question is not None and self._answer_shown)
         if question is not None:
             self.question.setText(self.tr("Question: %1").replace("%1", question))
-            self.answer.setText(step.render("answer", self.language, trace))
+            if self._answer_shown:                     # a hidden answer is worded when it is shown
+                self.answer.setText(step.render("answer", self.language, trace))
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.caption and event.type() == QEvent.Type.Resize \

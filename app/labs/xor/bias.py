@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
 from app.labs.xor.common import (BIAS_NEURON, POINT_COLOUR, ROW_COLOURS, SLIDER_SCALE, TEXT_PT, WRONG_COLOUR,
-                                 axis_label, esc, graphics, label, new_plot, plot_title, set_text, steady_y_range,
-                                 trimmed)
+                                 axis_label, esc, graphics, label, new_plot, plot_title, set_curve, set_points,
+                                 set_text, steady_y_range, trimmed)
 from app.widgets.appearance import appearance
 from app.widgets.spin import session_spin, set_spin_value
 from app.widgets.style import font
@@ -154,12 +154,13 @@ class XorBiasPart(QWidget):
             self.bias_curves.append(curve)
         for k, curve in enumerate(self.bias_curves):
             if k < sweep.outputs.shape[1]:
-                curve.setData(sweep.values, sweep.outputs[:, k])
-                curve.show()
-            else:
+                set_curve(curve, sweep.values, sweep.outputs[:, k])    # a curve the edit did not move: kept
+                if not curve.isVisible():
+                    curve.show()
+            elif curve.isVisible():
                 curve.hide()
         self._name_curves()
-        self.bias_mse_curve.setData(sweep.values, sweep.mse)
+        set_curve(self.bias_mse_curve, sweep.values, sweep.mse)
         finite = sweep.outputs[np.isfinite(sweep.outputs)]
         if finite.size:                             # the dashed 0.5 line stays in view
             steady_y_range(self.bias_outputs_plot, min(finite.min(), lab.THRESHOLD), max(finite.max(), lab.THRESHOLD))
@@ -174,13 +175,13 @@ class XorBiasPart(QWidget):
         lesson asks it as a question first), and at once when there is nothing to find out."""
         s, flip = self.session, self._flip
         if flip is None:
-            self.bias_flip_point.setData([], [])
+            set_points(self.bias_flip_point, [], [])
             return self.tr("No sentence goes wrong for any bias from −1 to 0.")
         if flip.already_wrong:
-            self.bias_flip_point.setData([], [])
+            set_points(self.bias_flip_point, [], [])
             return self.tr("Already wrong at b = −1: <b>%1</b>.").replace("%1", esc(self._names(flip.rows)))
         if not lab.has_flipped(bias, flip):
-            self.bias_flip_point.setData([], [])
+            set_points(self.bias_flip_point, [], [])
             right = lab.count_right(s.trace["hook_resid_post"], s.state.targets)
             return self.tr("Drag the bias up from −1 and watch the curves cross the dashed 0.5 line. "
                            "At b = %1: %2 of %3 sentences right.").replace("%1", trimmed(bias, 4)) \
@@ -191,7 +192,7 @@ class XorBiasPart(QWidget):
                 self.tr("As the bias rises from −1, <b>%1</b> go wrong first, together at <b>b = %2</b>: neuron 2 now "
                         "fires for them too, and their ŷ crosses 0.5."))
         text = text.replace("%1", names).replace("%2", trimmed(flip.value, 4))
-        self.bias_flip_point.setData([flip.value] * len(flip.rows), [lab.THRESHOLD] * len(flip.rows))
+        set_points(self.bias_flip_point, [flip.value] * len(flip.rows), [lab.THRESHOLD] * len(flip.rows))
         if self._never.any():
             text += self.tr(" Right all the way to 0: %1.").replace("%1", esc(self._names(np.flatnonzero(self._never))))
         return text

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import QLabel
 
+from app.explorer.plots.residual import round_out
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
 from app.widgets.steady_label import ShapeHints
 from app.widgets.style import font, quiet_plot, set_axis_label, set_title
@@ -168,17 +169,21 @@ def plot_title(plot: pg.PlotItem, text: str) -> None:
     set_title(plot, text, "11pt")
 
 
-def steady_y_range(plot: pg.PlotItem, low: float, high: float, padding: float = 0.05) -> None:
+def steady_y_range(plot: pg.PlotItem, low: float, high: float, padding: float = 0.05, fill: float = 0.4) -> None:
     """Show low…high on the y axis, keeping the shown range while the data fit it and fill at least
-    half of it. A range set on every edit re-ticks the axis; left to pyqtgraph's auto-range it is
-    set while the plot paints, which paints the whole plot a second time."""
+    `fill` of it (an edit swinging the MSE's top between 3.8 and 7 keeps 0…8). A range set on
+    every edit re-ticks the axis; left to pyqtgraph's auto-range it is set while the plot paints,
+    which paints the whole plot a second time."""
     low, high = float(low), float(high)
     if not (np.isfinite(low) and np.isfinite(high)):
         return
     if high - low < 1e-9:
         low, high = low - 0.5, high + 0.5
     shown = getattr(plot, "_steady_y", None)
-    if shown is None or low < shown[0] or high > shown[1] or high - low < 0.5 * (shown[1] - shown[0]):
+    if shown is None or low < shown[0] or high > shown[1] or high - low < fill * (shown[1] - shown[0]):
+        # a new range reaches out to round numbers (as the residual plot's): the next edits'
+        # slightly taller curves still fit it, and the axis is not re-ticked for them
+        low, high = round_out(low, high)
         plot._steady_y = (low, high)
         plot.setYRange(low, high, padding=padding)
         # pyqtgraph applies a new range, and a line works out its new extent, when the plot
@@ -189,11 +194,35 @@ def steady_y_range(plot: pg.PlotItem, low: float, high: float, padding: float = 
                 item.boundingRect()
 
 
+def set_curve(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> bool:
+    """Give a curve new points only when they differ from the ones it shows: setData re-reads
+    the arrays, finds their bounds and repaints the curve (~0.2 ms each); an edit that moves
+    one sentence's curve leaves the others' as they were. True if set."""
+    if curve.xData is not None and curve.yData is not None and np.array_equal(curve.xData, x) \
+            and np.array_equal(curve.yData, y, equal_nan=True):
+        return False
+    curve.setData(x, y)
+    return True
+
+
+def set_points(item: pg.ScatterPlotItem, x, y) -> bool:
+    """Give a scatter new points only when they differ from the ones it shows. True if set."""
+    key = (tuple(float(v) for v in x), tuple(float(v) for v in y))
+    if getattr(item, "_shown_points", None) == key:
+        return False
+    item._shown_points = key
+    item.setData(list(key[0]), list(key[1]))
+    return True
+
+
 def steady_plot_title(plot: pg.PlotItem, text: str) -> None:
     """A title that changes with the numbers (a formula): it may widen its plot, never narrow it,
     so a coefficient losing its minus sign does not re-lay out (and repaint) every plot beside it."""
-    plot_title(plot, text)
     title = plot.titleLabel
+    if getattr(title, "_steady_width", 0.0) and title.isVisible() and title.text != text \
+            and _title_in_place(title, text):
+        return
+    plot_title(plot, text)
     width = title.minimumWidth()
     kept = getattr(title, "_steady_width", 0.0)
     if width < kept:
@@ -204,6 +233,28 @@ def steady_plot_title(plot: pg.PlotItem, text: str) -> None:
                 hints[which] = (kept, hints[which][1])
     else:
         title._steady_width = width
+
+
+def _no_new_size() -> None:
+    pass
+
+
+def _title_in_place(title: pg.LabelItem, text: str) -> bool:
+    """Put a shown title's new text in the room the title has, centred as pyqtgraph centres it,
+    without asking its layout for a new size: pyqtgraph's setText (and PlotItem.setTitle, which
+    fixes the title row's height again) re-lays out every plot in the view for each new formula.
+    True if the text fits that room; if not, the title asks for more room the usual way."""
+    height = title._sizeHint[Qt.SizeHint.PreferredSize][1]
+    title.updateMin = title.updateGeometry = _no_new_size      # this once: no new size asked
+    try:
+        title.setText(text)                                     # the size option set before stays
+    finally:
+        del title.updateMin, title.updateGeometry
+    room = title.itemRect()
+    if room.width() <= title._steady_width and room.height() == height:
+        return True
+    title.updateMin()
+    return False
 
 
 class FigureView(pg.GraphicsLayoutWidget):

@@ -85,6 +85,7 @@ class XorNeuronsPart(QWidget):
         layout.addWidget(self.notes)
         self._beside = False
         self._points: bytes | None = None                     # the table's (p, n) the maps show
+        self._limit: float | None = None                      # the colour scale's, kept (_steady_limit)
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
 
@@ -104,6 +105,21 @@ class XorNeuronsPart(QWidget):
             self.notes.setMinimumWidth(0)
             self.notes.setMaximumWidth(16777215)
 
+    def _steady_limit(self, limit: float) -> float:
+        """The maps' colour scale ±limit: a round limit (1, 2, 5, …) that grows at once when a map
+        needs more, and shrinks only when the maps would fill less than 40 % of it. Set anew on
+        every edit, an edit moving a map's peak across 1 (the bench's W_in cycle: a quarter of its
+        edits) re-rendered both maps and re-ticked the colour bar; `release()` (a new scenario)
+        fits it again."""
+        kept = self._limit
+        if kept is None or limit > kept or limit < 0.4 * kept:
+            self._limit = kept = limit
+        return kept
+
+    def release(self) -> None:
+        """The next refresh fits the colour scale to the maps again (a lesson step, a file opened)."""
+        self._limit = None
+
     def _names(self, rows) -> str:
         return self.tr(", ").join(i18n.with_gloss(self.session.tokens[int(r)]) for r in rows)
 
@@ -111,7 +127,7 @@ class XorNeuronsPart(QWidget):
         s = self.session
         state = s.state                  # one snapshot per refresh (each one hands out views)
         grid, maps = lab.neuron_maps(s.config, state.weights, MAP_POINTS)
-        limit = limit_for(maps)
+        limit = self._steady_limit(limit_for(maps))
         levels = (-limit, limit)
         for j, image in enumerate(self.neuron_images):
             data = np.ascontiguousarray(maps[j], dtype=np.float32)

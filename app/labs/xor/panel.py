@@ -149,6 +149,7 @@ class XorLabPanel(LabPanel):
             for text in self.findChildren(SteadyLabel):   # a new scenario: labels fit their text again
                 text.release()
             self.overview.table.release()
+            self.part("neurons").release()                  # the maps' colour scale fits again
         if change & Change.TRACE:
             self._trace_changed()
         if change & Change.SELECTION:
