@@ -28,6 +28,7 @@ from core.formats.scenario import Scenario, ScenarioError, load_scenario, save_s
 from core.resources import default_scenario, resource
 
 from app.lessons.controller import load_lesson_or_error
+from app.widgets.message_box import message_box
 from app.recovery import Autosave, Snapshot, apply_test_edits, find_recovered
 from app.session import Change, State
 from app.widgets.inert import plain_tooltip
@@ -94,7 +95,7 @@ class Answer(enum.Enum):
 
 def ask_unsaved(parent: QWidget, name: str, lesson: bool) -> Answer:
     """Save / Discard / Cancel, before unsaved work would be dropped."""
-    box = QMessageBox(QMessageBox.Warning, _tr("Unsaved changes"), "", parent=parent)
+    box = message_box(QMessageBox.Icon.Warning, _tr("Unsaved changes"), "", parent=parent)
     box.setObjectName("unsavedDialog")
     box.setTextFormat(Qt.PlainText)                 # the name may come from a file: shown, never rendered
     if lesson:
@@ -123,7 +124,7 @@ def restore_text(name: str, saved_at: float) -> tuple[str, str]:
 def ask_restore(parent: QWidget, name: str, saved_at: float) -> bool:
     """Restore / Discard, for the work a crashed or killed Block Lab left behind."""
     text, informative = restore_text(name, saved_at)
-    box = QMessageBox(QMessageBox.Question, _tr("Restore unsaved work"), text, parent=parent)
+    box = message_box(QMessageBox.Icon.Question, _tr("Restore unsaved work"), text, parent=parent)
     box.setObjectName("restoreDialog")
     box.setTextFormat(Qt.PlainText)
     box.setInformativeText(informative)
@@ -150,7 +151,7 @@ def choose_save_path(parent: QWidget, suggestion: Path) -> Path | None:
 
 
 def warn(parent: QWidget, title: str, text: str) -> None:
-    box = QMessageBox(QMessageBox.Warning, title, text, parent=parent)
+    box = message_box(QMessageBox.Icon.Warning, title, text, parent=parent)
     box.setObjectName("fileWarning")
     box.setTextFormat(Qt.PlainText)                 # refusals quote the file
     box.exec()

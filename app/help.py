@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.widgets.menus import WindowMenu
+from app.widgets.message_box import message_box
 
 # Keys that work without being an action's shortcut: (key names as QKeySequence spells them,
 # context, English description). Shown translated, in this order, after the menus' actions.
@@ -187,7 +188,7 @@ class HelpMenu(WindowMenu):
 
     def show_about(self) -> QMessageBox:
         self._close_dialog()
-        box = QMessageBox(QMessageBox.Icon.Information, self.tr("About Block Lab"), self.about_text(),
+        box = message_box(QMessageBox.Icon.Information, self.tr("About Block Lab"), self.about_text(),
                           QMessageBox.StandardButton.Ok, self.window)
         box.setObjectName("aboutBox")
         box.setTextFormat(Qt.TextFormat.RichText)

@@ -108,6 +108,52 @@ def rss_by_mapping() -> dict[str, float]:
     return found
 
 
+def anonymous_mappings() -> dict[int, tuple[int, float]]:
+    """Every anonymous read-write mapping (/proc/self/smaps) by start address: (its size in bytes, its
+    resident KB). The report compares two of these, to say which mappings the private growth is in: a
+    thread's malloc heap (64 MB-aligned), a thread's stack (8 MB), Python's arenas (1 MB each, the kernel
+    merges neighbours), NumPy's or OpenBLAS's buffers (mmapped directly)."""
+    found: dict[int, tuple[int, float]] = {}
+    start = None
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
+            for line in smaps:
+                parts = line.split()
+                if not parts[0].endswith(":"):
+                    begin, end = (int(x, 16) for x in parts[0].split("-"))
+                    start = begin if len(parts) <= 5 and parts[1].startswith("rw") else None
+                    size = end - begin
+                elif parts[0] == "Rss:" and start is not None:
+                    found[start] = (size, float(parts[1]))
+    except OSError:
+        pass
+    return found
+
+
+def mapping_kind(start: int, size: int) -> str:
+    """A guess at what an anonymous mapping is, from its size and alignment."""
+    if start % (64 << 20) == 0 and size <= 64 << 20:
+        return "a thread's malloc heap"
+    if size in (8 << 20, (8 << 20) - 4096):
+        return "a thread's stack"
+    return "other (Python's arenas, NumPy's or a library's mmapped blocks)"
+
+
+def anonymous_growth(first: dict[int, tuple[int, float]], last: dict[int, tuple[int, float]],
+                     top: int = 8) -> list[str]:
+    """The anonymous mappings whose resident memory changed most between two checkpoints."""
+    moved = []
+    for start in set(first) | set(last):
+        size0, kb0 = first.get(start, (0, 0.0))
+        size1, kb1 = last.get(start, (0, 0.0))
+        if abs(kb1 - kb0) >= 512:
+            moved.append((kb1 - kb0, start, size0, size1, kb0, kb1))
+    moved.sort(key=lambda change: -abs(change[0]))
+    return [f"{start:#x} {size0 / 2**20:.1f} -> {size1 / 2**20:.1f} MB mapped, resident {kb0 / 1024:.1f} -> "
+            f"{kb1 / 1024:.1f} ({kb / 1024:+.1f}): {mapping_kind(start, size1 or size0)}"
+            for kb, start, size0, size1, kb0, kb1 in moved[:top]]
+
+
 def font_mappings() -> dict[str, int]:
     """How many times each font file is mapped (/proc/self/maps): FreeType maps a file once per face
     it opens, and Qt opened a face in use again after emptying its face cache (app/widgets/style.py,
@@ -281,6 +327,7 @@ class Soak:
         self.mappings: list[dict[str, float]] = []  # resident KB by mapping name at checkpoints
         self.font_maps: list[dict[str, int]] = []   # mappings of each font file at checkpoints
         self.anon_parts: list[tuple] = []      # (Python arenas MB, stacks, their MB, thread heaps, their MB)
+        self.anon_maps: list[dict] = []        # anonymous mappings at checkpoints (anonymous_mappings)
         self.glyph_fonts = 0                   # fonts the tour drew every character in (warm_glyphs)
         self.unsettled = 0                     # checkpoints at which background jobs were still running
 
@@ -914,6 +961,7 @@ class Soak:
         self.mappings.append(rss_by_mapping())
         self.font_maps.append(font_mappings())
         self.anon_parts.append((python_arenas_mb(), *thread_stacks()))
+        self.anon_maps.append(anonymous_mappings())
         return rss_mb(), len(gc.get_objects())
 
     def attach_heaptrack(self) -> None:
@@ -941,8 +989,11 @@ class Soak:
         anon, file, heap = self.parts[-1]
         fonts = sum(kb for name, kb in self.mappings[-1].items() if "/fonts/" in name) / 1024
         fonts0 = sum(kb for name, kb in self.mappings[0].items() if "/fonts/" in name) / 1024
+        arenas0, _, _, _, thread_heaps0 = self.anon_parts[0]
+        arenas, _, _, _, thread_heaps = self.anon_parts[-1]
         print(f"checkpoint at {number}: rss {anon + file:.1f} MB; private {anon:.1f} ({anon - anon0:+.1f}), "
-              f"C heap in use {heap:.1f} ({heap - heap0:+.1f}), files {file:.1f} ({file - file0:+.1f}; fonts "
+              f"C heap in use {heap:.1f} ({heap - heap0:+.1f}), Python's arenas {arenas:.1f} ({arenas - arenas0:+.1f}), "
+              f"other threads' malloc heaps {thread_heaps:.1f} ({thread_heaps - thread_heaps0:+.1f}), files {file:.1f} ({file - file0:+.1f}; fonts "
               f"{fonts:.1f}, {fonts - fonts0:+.1f}); widgets {len(QApplication.allWidgets())}, top-level "
               f"{len(QApplication.topLevelWidgets())}, python objects {len(gc.get_objects())}", flush=True)
 
@@ -1110,6 +1161,9 @@ class Soak:
                   f"({arenas1 - arenas0:+.1f}); thread stacks (8 MB mappings) {stacks0} -> {stacks1}, resident "
                   f"{stack_mb0:.1f} -> {stack_mb1:.1f} MB ({stack_mb1 - stack_mb0:+.1f}); other threads' malloc "
                   f"heaps {heaps0} -> {heaps1}, resident {heap_mb0:.1f} -> {heap_mb1:.1f} MB ({heap_mb1 - heap_mb0:+.1f})")
+        if len(self.anon_maps) >= 2:
+            print("anonymous mappings whose resident memory moved most (first checkpoint -> last): "
+                  + ("; ".join(anonymous_growth(self.anon_maps[0], self.anon_maps[-1])) or "none by 0.5 MB or more"))
         if len(self.font_maps) >= 2:
             first, last = self.font_maps[0], self.font_maps[-1]
             many = sorted(name for name in set(first) | set(last) if max(first.get(name, 0), last.get(name, 0)) > 1)

@@ -407,3 +407,26 @@ def test_the_diagram_measures_chinese_in_the_face_it_draws_it_in(qapp):
     probe = dataflow_style._probe_font(drawn.toString(), tuple(drawn.families()))
     assert faces(probe) == faces(drawn)
     assert dataflow_style.line_height("词元", drawn) > 0
+
+
+def test_message_boxes_share_one_picture_of_their_icon(blocklab_window, monkeypatch):
+    """Each QMessageBox(Icon.Warning, …) asked the style for a new icon and scaled it: a new ~10 KB pixmap in
+    QPixmapCache per box, until its 10 MB limit (the soak answers ~740 boxes in 10,000 actions). The app's boxes
+    now show one picture per kind: the same pixmap (cache key) each time."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.document import warn
+    from app.help import HelpMenu
+    menu = blocklab_window.window.findChild(HelpMenu)
+    keys = []
+    for _ in range(2):
+        box = menu.show_about()
+        assert not box.iconPixmap().isNull()
+        keys.append(box.iconPixmap().cacheKey())
+        box.close()
+    assert keys[0] == keys[1]
+    seen = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: seen.append(box.iconPixmap().cacheKey()) or 0)
+    for _ in range(2):
+        warn(blocklab_window.window, "Refused", "x.json is not a scenario")
+    assert len(seen) == 2 and seen[0] == seen[1] and seen[0] != keys[0]   # one picture per kind

@@ -23,3 +23,20 @@ def test_500_random_actions_raise_nothing():
     assert [line.split("=")[0] for line in lines[-3:]] == ["exceptions", "rss_growth_mb", "action_p95_ms"]
     float(figures["rss_growth_mb"]), float(figures["action_p95_ms"]), int(figures["object_growth"])
     assert "block-default.json" in done.stdout and "r45-ffn-residual-norm.json" in done.stdout   # files were opened
+
+
+def test_the_report_names_the_anonymous_mappings_that_grew():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import soak
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    heap, stack, other = 0x7F0004000000, 0x7F0010001000, 0x7F0020003000
+    first = {heap: (64 << 20, 2048.0), stack: (8 << 20, 100.0), other: (3 << 20, 1024.0)}
+    last = {heap: (64 << 20, 12288.0), stack: (8 << 20, 100.0), 0x7F0030000000: (1 << 20, 1024.0)}
+    lines = soak.anonymous_growth(first, last)
+    assert lines[0] == "0x7f0004000000 64.0 -> 64.0 MB mapped, resident 2.0 -> 12.0 (+10.0): a thread's malloc heap"
+    assert len(lines) == 3 and not any(line.startswith(hex(stack)) for line in lines)     # unchanged: left out
+    assert any(line.startswith(hex(other)) and "(-1.0)" in line for line in lines)        # gone
+    assert soak.mapping_kind(stack, 8 << 20) == "a thread's stack"
+    assert soak.anonymous_mappings()                                                      # this process has some
