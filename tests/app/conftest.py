@@ -106,3 +106,18 @@ def clock() -> FakeClock:
 def session(qapp, clock):
     """The default block's Session, no widget; its undo merging runs on the fake `clock`."""
     return make_session("block-default.json", clock)
+
+
+@pytest.fixture
+def projector(qtbot):
+    """Presenting at 150 % in the language asked for; English again afterwards."""
+    from app import i18n
+    from app.widgets.appearance import appearance
+
+    def present(language: str) -> None:
+        i18n.install(language)
+        appearance().set_zoom(1.5)
+        appearance().set_presenting(True)
+
+    yield present
+    i18n.install("en")

@@ -147,6 +147,34 @@ def _walk_lesson(app, window, lesson: Lesson, checks, result: Walk) -> None:
         result.visited.add((lesson.id, at.step.id))
 
 
+def fitted_steps(app, config: Config, lesson_path, step_ids, rules=("scrolling", "figure")) -> list[str]:
+    """What the walk's settled checks of `rules` find at `step_ids` (in that order) of one lesson, in
+    a presenting window of `config`: for a configuration the walk does not visit, the tests of the
+    steps made to fit there (tests/app/test_fit_150_*.py)."""
+    lesson = load_lesson(lesson_path)
+    checks = [check for check in STEP_CHECKS if check[0] in rules and check[1] == "settled"]
+    result = Walk(config)
+    with _model_passes_computed_once():
+        window = open_presenting(app, config, lesson.path)
+        try:
+            _fit_steps(app, window, config, lesson, step_ids, checks, result)
+        finally:
+            close(window)
+    return [problem for name in rules for problem in result.problems[name]]
+
+
+def _fit_steps(app, window, config: Config, lesson: Lesson, step_ids, checks, result: Walk) -> None:
+    from app.widgets.worker import settle as finish_background_work
+    ids = [step.id for step in lesson.steps]
+    for step_id in step_ids:
+        position = ids.index(step_id)
+        window.lessons.go(position)
+        settle(app)
+        finish_background_work(app)                 # as the walk does: a run, the layer's ranking
+        settle(app, 3)
+        _run(checks, "settled", window, Step(config, lesson, position, result.seen), result)
+
+
 def _run(checks, moment: str, window, at: Step, result: Walk) -> None:
     for name, when, check in checks:
         if when == moment:

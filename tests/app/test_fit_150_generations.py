@@ -13,25 +13,11 @@ import pytest
 from app.session import Session
 from app.widgets.appearance import appearance
 from core.labs import generations as core
-from tests.app.fit_helpers import cut_tables, hidden_part, scrolling_pages, sideways_tables
+from tests.app.fit_helpers import hidden_part, scrolling_pages
 from tests.app.helpers import settle
 
 WIDTH = 1024
 FITTED_STEPS = ("original", "growth", "gpt2", "llama", "anchor", "divergence")
-
-
-@pytest.fixture
-def projector(qtbot):
-    """Presenting at 150 % in the language asked for; English again afterwards."""
-    from app import i18n
-
-    def present(language: str) -> None:
-        i18n.install(language)
-        appearance().set_zoom(1.5)
-        appearance().set_presenting(True)
-
-    yield present
-    i18n.install("en")
 
 
 def _preset(qtbot, generation: str, room: int):
@@ -87,29 +73,11 @@ def test_the_generations_lesson_s_fitted_steps_in_the_presenting_window(qapp, la
     """The walk's own rules at 1024×768 with 150 % zoom for the fitted steps: no page scrolls and
     each step's figure check finds nothing hidden (step 3: the growth plot was lower than its y
     axis's name is long). Steps 1, 6 and 8 (the map, the comparison, the parameters) do not fit yet."""
-    from core.formats.lesson import load_lesson
-    from tests.app.lab_figures import CHECKS
-    from app.widgets.worker import settle as finish_background_work
-    from tests.app.present_walk import settle as settle_window
-    from tests.app.readability import Config, close, open_presenting
+    from tests.app.present_walk import fitted_steps
+    from tests.app.readability import Config
     from tests.conftest import ROOT
-    lesson = load_lesson(ROOT / "resources/lessons/generations.json")
-    window = open_presenting(qapp, Config(1024, 768, 1.5, language), lesson.path)
-    problems = []
-    try:
-        ids = [step.id for step in lesson.steps]
-        for step_id in FITTED_STEPS:
-            window.lessons.go(ids.index(step_id))
-            settle_window(qapp)
-            finish_background_work(qapp)            # as the walk does: a run, the layer's ranking
-            settle_window(qapp, 3)
-            found = scrolling_pages(window) + sideways_tables(window) + cut_tables(window)
-            check = CHECKS.get(("generations", step_id))
-            if check is not None:
-                found += check(window)
-            problems += [f"{step_id}: {problem}" for problem in found]
-    finally:
-        close(window)
+    problems = fitted_steps(qapp, Config(1024, 768, 1.5, language), ROOT / "resources/lessons/generations.json",
+                            FITTED_STEPS)
     assert not problems, "\n".join(problems)
 
 
@@ -125,30 +93,12 @@ def test_the_model_neurons_lesson_s_fitted_steps_in_the_presenting_window(qapp, 
     note steps aside for the strongest snippet; the typed line's
     introduction and facts (the caption says them) step aside for the guesses. The walk's own checks
     find nothing; steps 6 and 7 (the explorer's tables, the ablation) and step 3 in Chinese do not fit yet."""
-    from core.formats.lesson import load_lesson
-    from tests.app.lab_figures import CHECKS
-    from app.widgets.worker import settle as finish_background_work
-    from tests.app.present_walk import settle as settle_window
-    from tests.app.readability import Config, close, open_presenting
+    from tests.app.present_walk import fitted_steps
+    from tests.app.readability import Config
     from tests.conftest import ROOT
-    lesson = load_lesson(ROOT / "resources/lessons/model-neurons.json")
-    window = open_presenting(qapp, Config(1024, 768, 1.5, language), lesson.path)
-    problems = []
-    try:
-        ids = [step.id for step in lesson.steps]
-        # in order: the first step ranks the layer. Chinese, step 3 (the question's row above) still
-        # shows no snippet whole
-        steps = MODEL_FITTED_STEPS if language == "en" else [s for s in MODEL_FITTED_STEPS if s != "control"]
-        for step_id in steps:
-            window.lessons.go(ids.index(step_id))
-            settle_window(qapp)
-            finish_background_work(qapp)            # as the walk does: a run, the layer's ranking
-            settle_window(qapp, 3)
-            found = scrolling_pages(window) + sideways_tables(window) + cut_tables(window)
-            check = CHECKS.get(("model-neurons", step_id))
-            if check is not None:
-                found += check(window)
-            problems += [f"{step_id}: {problem}" for problem in found]
-    finally:
-        close(window)
+    # in order: the first step ranks the layer. Chinese, step 3 (the question's row above) still
+    # shows no snippet whole
+    steps = MODEL_FITTED_STEPS if language == "en" else [s for s in MODEL_FITTED_STEPS if s != "control"]
+    problems = fitted_steps(qapp, Config(1024, 768, 1.5, language), ROOT / "resources/lessons/model-neurons.json",
+                            steps)
     assert not problems, "\n".join(problems)

@@ -14,7 +14,6 @@ from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QWidget
 
 from app.session import Session
-from app.widgets.appearance import appearance
 from core.formats.scenario import load_scenario
 from tests.app.fit_helpers import hidden_part, scrolling_pages
 from tests.app.helpers import settle
@@ -27,20 +26,6 @@ XOR_ROOMS = {("ffn", "en"): 566, ("ffn", "zh"): 573}
 FFN_ROOMS = {("width", "zh"): 535,
              ("shuffle", "en"): 573, ("shuffle", "zh"): 573, ("misconceptions", "en"): 542,
              ("misconceptions", "zh"): 535}
-
-
-@pytest.fixture
-def projector(qtbot):
-    """Presenting at 150 % in the language asked for; English again afterwards."""
-    from app import i18n
-
-    def present(language: str) -> None:
-        i18n.install(language)
-        appearance().set_zoom(1.5)
-        appearance().set_presenting(True)
-
-    yield present
-    i18n.install("en")
 
 
 def _show(qtbot, panel, part: str, height: int) -> QWidget:
@@ -170,25 +155,9 @@ def test_the_c4_lesson_s_fitted_steps_in_the_presenting_window(qapp, language):
     """The walk's own rules at 1024×768 with 150 % zoom for the steps these pages serve: no page
     scrolls and each step's figure check (tests/app/lab_figures.py) finds nothing hidden (step 11:
     the plot was lower than its y axis's name is long). Step 9 (the neurons' maps) does not fit yet."""
-    from core.formats.lesson import load_lesson
-    from tests.app.lab_figures import CHECKS
-    from tests.app.present_walk import settle as settle_window
-    from tests.app.readability import Config, close, open_presenting
+    from tests.app.present_walk import fitted_steps
+    from tests.app.readability import Config
     from tests.conftest import ROOT
-    lesson = load_lesson(ROOT / "resources/lessons/c4-ffn.json")
-    window = open_presenting(qapp, Config(1024, 768, 1.5, language), lesson.path)
-    problems = []
-    try:
-        ids = [step.id for step in lesson.steps]
-        for step_id in FITTED_STEPS:
-            window.lessons.go(ids.index(step_id))
-            settle_window(qapp)
-            settle_window(qapp, 3)
-            found = scrolling_pages(window)
-            check = CHECKS.get(("c4-ffn", step_id))
-            if check is not None:
-                found += check(window)
-            problems += [f"{step_id}: {problem}" for problem in found]
-    finally:
-        close(window)
+    problems = fitted_steps(qapp, Config(1024, 768, 1.5, language), ROOT / "resources/lessons/c4-ffn.json",
+                            FITTED_STEPS)
     assert not problems, "\n".join(problems)
