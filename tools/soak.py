@@ -130,12 +130,15 @@ def anonymous_mappings() -> dict[int, tuple[int, float]]:
     return found
 
 
+THREAD_HEAP, STACK = "a thread's malloc heap", "a thread's stack"
+
+
 def mapping_kind(start: int, size: int) -> str:
     """A guess at what an anonymous mapping is, from its size and alignment."""
     if start % (64 << 20) == 0 and size <= 64 << 20:
-        return "a thread's malloc heap"
+        return THREAD_HEAP
     if size in (8 << 20, (8 << 20) - 4096):
-        return "a thread's stack"
+        return STACK
     return "other (Python's arenas, NumPy's or a library's mmapped blocks)"
 
 
@@ -197,30 +200,18 @@ def python_arenas_mb() -> float:
     return float("nan")
 
 
-def thread_stacks() -> tuple[int, float, int, float]:
-    """From /proc/self/smaps: anonymous mappings the size of a thread's stack (8 MB: glibc keeps up
-    to 40 MB of finished threads' stacks for reuse) and their resident MB; and the heaps glibc's
-    malloc makes for other threads than the main one (anonymous, read-write, at a 64 MB boundary:
-    a worker thread's allocations, freed or not, stay in its own heap) and their resident MB."""
-    stacks, stack_mb, heaps, heap_mb, kind = 0, 0.0, 0, 0.0, None
-    try:
-        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as smaps:
-            for line in smaps:
-                parts = line.split()
-                if not parts[0].endswith(":"):
-                    start, end = (int(x, 16) for x in parts[0].split("-"))
-                    kind = None
-                    if len(parts) <= 5 and parts[1].startswith("rw"):
-                        if end - start in (8 << 20, (8 << 20) - 4096):
-                            kind = "stack"
-                        elif start % (64 << 20) == 0:
-                            kind = "heap"
-                elif parts[0] == "Rss:" and kind == "stack":
-                    stacks, stack_mb = stacks + 1, stack_mb + float(parts[1]) / 1024
-                elif parts[0] == "Rss:" and kind == "heap":
-                    heaps, heap_mb = heaps + 1, heap_mb + float(parts[1]) / 1024
-    except OSError:
-        pass
+def thread_stacks(mappings: dict[int, tuple[int, float]] | None = None) -> tuple[int, float, int, float]:
+    """Of the anonymous mappings (anonymous_mappings(), read again if not given): those the size of a
+    thread's stack (8 MB: glibc keeps up to 40 MB of finished threads' stacks for reuse) and their
+    resident MB; and the heaps glibc's malloc makes for other threads than the main one (at a 64 MB
+    boundary: a worker thread's allocations, freed or not, stay in its own heap) and their resident MB."""
+    stacks, stack_mb, heaps, heap_mb = 0, 0.0, 0, 0.0
+    for start, (size, kb) in (anonymous_mappings() if mappings is None else mappings).items():
+        kind = mapping_kind(start, size)
+        if kind == STACK:
+            stacks, stack_mb = stacks + 1, stack_mb + kb / 1024
+        elif kind == THREAD_HEAP:
+            heaps, heap_mb = heaps + 1, heap_mb + kb / 1024
     return stacks, stack_mb, heaps, heap_mb
 
 
@@ -960,8 +951,9 @@ class Soak:
         self.parts.append((rss_mb("RssAnon"), rss_mb("RssFile"), malloc_in_use_mb()))
         self.mappings.append(rss_by_mapping())
         self.font_maps.append(font_mappings())
-        self.anon_parts.append((python_arenas_mb(), *thread_stacks()))
-        self.anon_maps.append(anonymous_mappings())
+        mappings = anonymous_mappings()
+        self.anon_parts.append((python_arenas_mb(), *thread_stacks(mappings)))
+        self.anon_maps.append(mappings)
         return rss_mb(), len(gc.get_objects())
 
     def attach_heaptrack(self) -> None:
