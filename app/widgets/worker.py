@@ -83,7 +83,10 @@ class _Run:
         fraction = min(1.0, max(0.0, float(fraction)))
         if fraction >= 1.0 or fraction - self.reported >= PROGRESS_STEP:
             self.reported = fraction
-            self.relay.progressed.emit(self.generation, fraction)
+            try:
+                self.relay.progressed.emit(self.generation, fraction)
+            except RuntimeError:          # the relay went with its worker: stop
+                return False
         return True
 
     def run(self) -> None:
@@ -98,9 +101,21 @@ class _Run:
         try:
             result = self.job(self.progress)
         except Exception as error:  # noqa: BLE001 (reported to the GUI thread, not lost in a pool thread)
-            self.relay.failed.emit(self.generation, f"{type(error).__name__}: {error}")
+            self._tell(self.relay.failed, f"{type(error).__name__}: {error}")
             return
-        self.relay.done.emit(self.generation, result)
+        self._tell(self.relay.done, result)
+
+    def _tell(self, signal, value) -> None:
+        """Send the job's end to the GUI thread, unless its worker has gone meanwhile: a job that
+        ends between its last progress() and the emit finds its relay deleted with the worker
+        (the soak, seed 3, action 6: "Signal source has been deleted"). Nobody is left to tell."""
+        if self.closing.is_set() or _exiting.is_set():
+            return
+        try:
+            signal.emit(self.generation, value)
+        except RuntimeError:
+            if not self.closing.is_set():
+                raise
 
 
 class Worker(QObject):

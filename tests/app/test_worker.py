@@ -203,3 +203,27 @@ def test_the_work_bar_shows_a_job_and_cancels_it(qtbot, worker):
     bar.cancel_button.click()
     assert not worker.is_running() and not bar.bar.isVisible() and "Cancelled" in bar.label.text()
     assert worker.wait(TIMEOUT_MS)
+
+
+def test_a_job_that_ends_after_its_worker_went_tells_nobody_and_raises_nothing(qapp):
+    """The soak (seed 3, action 6): a job ended between its last progress() and its report while its
+    worker was being deleted, and the report raised "Signal source has been deleted" in the pool
+    thread. The worker's going sets `closing` before its relay is deleted; the report is dropped."""
+    import shiboken6
+
+    from app.widgets.worker import _Relay, _Run
+
+    for ending in ("done", "failed", "progress"):
+        relay, closing = _Relay(), threading.Event()
+
+        def job(progress, ending=ending, relay=relay, closing=closing):
+            assert progress(0.5)
+            closing.set()                   # meanwhile the worker goes: its destroyed signal,
+            shiboken6.delete(relay)         # then its relay with it
+            if ending == "failed":
+                raise ValueError("too late")
+            if ending == "progress":
+                assert progress(1.0) is False   # a job still running is told to stop
+            return 42
+
+        _Run(job, 1, relay, threading.Event(), closing)._run()      # ends without raising
