@@ -846,20 +846,10 @@ class Soak:
         held at a checkpoint uses them, and Qt drops them (with their glyphs) when idle."""
         from PySide6.QtCore import QPointF
         from PySide6.QtGui import QFont, QImage, QPainter
-        from PySide6.QtWidgets import QApplication, QGraphicsView, QMessageBox
+        from PySide6.QtWidgets import QApplication, QGraphicsView
 
-        from app.widgets.appearance import appearance
         window = self.window
-        self.answer = QMessageBox.ButtonRole.DestructiveRole
-        try:
-            if window.presentation.active:
-                window.presentation.leave()
-            window.lessons.close()
-            window.open_file(self.default)
-            appearance().reset()
-            self.settle()
-        finally:
-            self.answer = None
+        self.home(resize=False)
         chars = set()
         try:
             from app.labs.model.state import shared_model
@@ -897,9 +887,9 @@ class Soak:
         self.glyph_fonts = len(fonts)
         self.glyph_seconds = time.perf_counter() - began
 
-    def checkpoint(self) -> tuple[float, int]:
-        """The same state each time (the default block, no lesson, 100 %), then memory."""
-        from PySide6.QtCore import QCoreApplication, QEvent
+    def home(self, resize: bool = True) -> None:
+        """The checkpoints' state: the default block, no lesson, no presentation, 100 % (and, with
+        `resize`, the soak's window size); unsaved work is discarded when asked."""
         from PySide6.QtWidgets import QMessageBox
 
         from app.widgets.appearance import appearance
@@ -911,8 +901,20 @@ class Soak:
             window.lessons.close()
             window.open_file(self.default)
             appearance().reset()
-            window.resize(*self.args.size)
+            if resize:
+                window.resize(*self.args.size)
             self.settle()
+        finally:
+            self.answer = None
+
+    def checkpoint(self) -> tuple[float, int]:
+        """The same state each time (the default block, no lesson, 100 %), then memory."""
+        from PySide6.QtCore import QCoreApplication, QEvent
+        from PySide6.QtWidgets import QMessageBox
+
+        self.home()
+        self.answer = QMessageBox.ButtonRole.DestructiveRole
+        try:
             # No background work at a checkpoint: memory is read in a steady state, not somewhere in
             # a job's progress (the model lab's ranking fills a 200 MB array for a minute or more).
             # Running jobs are cancelled (their panels start them again when next shown).
@@ -923,7 +925,7 @@ class Soak:
             # otherwise the last checkpoint holds whatever rankings the actions happened to leave and
             # the first none. A lab panel says how through `forget_results()`; the parts compute again
             # what they need when next shown.
-            for panel in getattr(window, "labs", {}).values():
+            for panel in getattr(self.window, "labs", {}).values():
                 forget = getattr(panel, "forget_results", None)
                 if callable(forget):
                     forget()

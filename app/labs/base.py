@@ -122,3 +122,11 @@ class LabPanel(QWidget):
 
     def part_shown(self, part: str) -> None:
         """A part came forward (by a lesson step or by the learner's click on its tab)."""
+
+
+def show_only(widgets, hidden, within: QWidget) -> None:
+    """Presenting, texts step aside while the room is short: show each of `widgets` but those in
+    `hidden` (as seen within `within`); one already as asked is left alone (no relayout)."""
+    for widget in widgets:
+        if widget.isVisibleTo(within) == (widget in hidden):
+            widget.setVisible(widget not in hidden)

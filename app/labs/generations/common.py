@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox, QVBoxLayout,
                                QWidget)
 
+from app.labs.base import show_only
 from app.labs.fonts import own_fonts
 from app.widgets.work_bar import WorkBar
 from app.widgets.worker import Worker
@@ -436,9 +437,7 @@ def step_aside(page: QWidget, layout, aside, text_width: int, room_needed) -> No
     layout's spacing added back), so hiding one never changes the answer."""
     viewport = page.parentWidget()
     if not appearance().presenting or viewport is None:
-        for widget in aside:
-            if not widget.isVisibleTo(page):
-                widget.setVisible(True)
+        show_only(aside, (), page)
         return
     layout.activate()
     spacing = max(0, layout.spacing())
@@ -455,9 +454,7 @@ def step_aside(page: QWidget, layout, aside, text_width: int, room_needed) -> No
             break
         hidden.append(widget)
         total -= height(widget)
-    for widget in aside:
-        if widget.isVisibleTo(page) == (widget in hidden):
-            widget.setVisible(widget not in hidden)
+    show_only(aside, hidden, page)
 
 
 def scroll_page(widget: QWidget, object_name: str) -> QScrollArea:

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QPu
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app import i18n
+from app.labs.base import show_only
 from app.labs.generations.common import TEXT_PT, Part, generation_name, generation_of, preset_trace, text_of
 from app.widgets import labels
 from app.widgets.flow_layout import FlowLayout
@@ -193,9 +194,7 @@ class GenerationPresetPart(Part):
         viewport = self.parentWidget()
         aside = self._aside()
         if not appearance().presenting or viewport is None:
-            for widget in aside:
-                if not widget.isVisibleTo(self):
-                    widget.setVisible(True)
+            show_only(aside, (), self)
             return
         if viewport is not self._viewport:
             self._viewport = viewport
@@ -223,9 +222,7 @@ class GenerationPresetPart(Part):
                              column(outputs, right_width, self.outputs_column.spacing(), hidden))
             if need <= viewport.height():
                 break
-        for widget in aside:
-            if widget.isVisibleTo(self) == (widget in hidden):
-                widget.setVisible(widget not in hidden)
+        show_only(aside, hidden, self)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPla
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app import i18n
+from app.labs.base import show_only
 from app.labs.model.common import NeuronPicker, Part, esc, label, set_text, show_gloss, shown_char, sized
 from app.labs.model.glosses import MARKS, char_gloss
 from app.labs.model.neurons import NeuronTextView
@@ -133,9 +134,7 @@ class ModelTypePart(Part):
         aside = [self.intro, self.info] + ([self.gloss] if self._gloss_wanted else [])
         table = self.predictions
         if not appearance().presenting or table.rowCount() == 0 or table.height() <= 0:
-            for widget in aside:
-                if not widget.isVisibleTo(self):
-                    widget.setVisible(True)
+            show_only(aside, (), self)
             return
         spacing = max(0, self.layout().spacing())
 
@@ -151,9 +150,7 @@ class ModelTypePart(Part):
                 break
             hidden.append(widget)
             room += height(widget)
-        for widget in aside:
-            if widget.isVisibleTo(self) == (widget in hidden):
-                widget.setVisible(widget not in hidden)
+        show_only(aside, hidden, self)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
