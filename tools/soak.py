@@ -849,7 +849,7 @@ class Soak:
         from PySide6.QtWidgets import QApplication, QGraphicsView
 
         window = self.window
-        self.home(resize=False)
+        self.to_checkpoint_state(resize=False)
         chars = set()
         try:
             from app.labs.model.state import shared_model
@@ -887,7 +887,7 @@ class Soak:
         self.glyph_fonts = len(fonts)
         self.glyph_seconds = time.perf_counter() - began
 
-    def home(self, resize: bool = True) -> None:
+    def to_checkpoint_state(self, resize: bool = True) -> None:
         """The checkpoints' state: the default block, no lesson, no presentation, 100 % (and, with
         `resize`, the soak's window size); unsaved work is discarded when asked."""
         from PySide6.QtWidgets import QMessageBox
@@ -912,7 +912,7 @@ class Soak:
         from PySide6.QtCore import QCoreApplication, QEvent
         from PySide6.QtWidgets import QMessageBox
 
-        self.home()
+        self.to_checkpoint_state()
         self.answer = QMessageBox.ButtonRole.DestructiveRole
         try:
             # No background work at a checkpoint: memory is read in a steady state, not somewhere in
