@@ -243,6 +243,53 @@ def malloc_in_use_mb() -> float:
         return float("nan")
 
 
+def numpy_bytes_by_holder() -> "Counter[str]":
+    """The bytes of every NumPy array Python can reach (each array's data counted once, at the array
+    that owns it), by what holds it: `Class.attribute` for an object's attribute, `dict['key']`, or the
+    holder's type. NumPy's data lives in the C heap, and an array is not one of gc's objects: a cache
+    that keeps the same number of arrays but larger ones shows here and nowhere in the object counts.
+    Dicts and tuples that hold only arrays and strings are not gc's objects either; they are looked
+    into from their holder."""
+    from collections import Counter
+
+    import numpy as np
+    counted: set[int] = set()
+    held: Counter[str] = Counter()
+
+    def count(where: str, value, depth: int = 0) -> None:
+        if isinstance(value, np.ndarray):
+            while isinstance(value.base, np.ndarray):
+                value = value.base
+            if id(value) not in counted and value.flags.owndata:
+                counted.add(id(value))
+                held[where] += value.nbytes
+        elif depth < 3 and not gc.is_tracked(value):     # gc does not list it: look inside here
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    count(f"{where}[{key!r}]", item, depth + 1)
+            elif isinstance(value, (tuple, list)):
+                for item in value:
+                    count(f"{where}[]", item, depth + 1)
+
+    for holder in gc.get_objects():
+        name = getattr(holder, "__name__", "") if isinstance(holder, type(gc)) else type(holder).__name__
+        try:
+            attributes = None if isinstance(holder, type) else getattr(holder, "__dict__", None)
+        except Exception:                                   # a wrapper whose C++ object is gone
+            attributes = None
+        if isinstance(holder, dict):
+            pairs = [(f"dict[{key!r}]", value) for key, value in holder.items()]
+        elif isinstance(attributes, dict):
+            pairs = [(f"{name}.{key}", value) for key, value in attributes.items()]
+            pairs += [(name, value) for value in gc.get_referents(holder) if value is not attributes]
+        else:
+            pairs = [(name, value) for value in gc.get_referents(holder)]
+        for where, value in pairs:
+            count(where, value)
+    held["<all arrays>"] = sum(held.values())
+    return held
+
+
 def percentile(samples: list[float], q: float) -> float:
     if not samples:
         return 0.0
@@ -1018,7 +1065,8 @@ class Soak:
                 qt[f"<scene items: {view.objectName() or type(view).__name__}>"] += len(scene.items())
         import tracemalloc
         snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
-        return {"python": python, "qt": qt, "qt by name and parent": named, "snapshot": snapshot}
+        return {"python": python, "qt": qt, "qt by name and parent": named, "snapshot": snapshot,
+                "numpy": numpy_bytes_by_holder()}
 
     @staticmethod
     def print_keepers(name: str, depth: int = 4) -> None:
@@ -1068,6 +1116,16 @@ class Soak:
             print(f"growing {kind} types (first checkpoint -> last):")
             for name, change in rows + shrunk:
                 print(f"  {change:+8d}  {name} ({first[kind].get(name, 0)} -> {last[kind].get(name, 0)})")
+        arrays = last["numpy"].copy()
+        arrays.subtract(first["numpy"])
+        print(f"NumPy arrays' bytes (first checkpoint -> last): {first['numpy']['<all arrays>'] / 2**20:.1f} -> "
+              f"{last['numpy']['<all arrays>'] / 2**20:.1f} MB; the holders that changed most:")
+        for name, change in sorted(arrays.items(), key=lambda item: -abs(item[1]))[:12]:
+            if name != "<all arrays>" and abs(change) >= 10_000:
+                print(f"  {change / 2**20:+9.2f} MB  {name} ({first['numpy'].get(name, 0) / 2**20:.2f} -> "
+                      f"{last['numpy'].get(name, 0) / 2**20:.2f})")
+        print("  the largest holders at the last checkpoint: " + "; ".join(
+            f"{name} {size / 2**20:.1f} MB" for name, size in last["numpy"].most_common(7)[1:]))
         growth = last["python"].copy()
         growth.subtract(first["python"])
         plain = {"ReferenceType", "dict", "list", "tuple", "function", "cell", "set", "method", "frame"}
