@@ -1037,6 +1037,13 @@ class Soak:
               f"other threads' malloc heaps {thread_heaps:.1f} ({thread_heaps - thread_heaps0:+.1f}), files {file:.1f} ({file - file0:+.1f}; fonts "
               f"{fonts:.1f}, {fonts - fonts0:+.1f}); widgets {len(QApplication.allWidgets())}, top-level "
               f"{len(QApplication.topLevelWidgets())}, python objects {len(gc.get_objects())}", flush=True)
+        if len(self.censuses) >= 2:            # with --object-diff: the NumPy arrays' bytes too
+            first, last = self.censuses[0]["numpy"], self.censuses[-1]["numpy"]
+            moved = sorted(((last.get(n, 0) - first.get(n, 0), n) for n in set(first) | set(last)
+                            if n != "<all arrays>"), key=lambda change: -abs(change[0]))
+            print(f"  NumPy arrays {last['<all arrays>'] / 2**20:.1f} MB "
+                  f"({(last['<all arrays>'] - first['<all arrays>']) / 2**20:+.1f}); moved most: " + "; ".join(
+                      f"{name} {change / 2**20:+.2f}" for change, name in moved[:4] if abs(change) >= 10_000), flush=True)
 
     def census(self) -> dict:
         """With --object-diff: Python objects by type, and what Python does not see: the window's QObject
