@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.block import Trace
 from core.formats.scenario import Scenario
 from core.model import (Ablation, Model, ModelTrace, NeuronStats, NO_ABLATION, Snippet, TextRun, random_neurons,
                         softmax_row, top_snippets)
@@ -87,7 +88,8 @@ def default_view(model: Model) -> tuple[int, int, int]:
 
 @dataclass(frozen=True)
 class TextView:
-    """One text through the model: which part is read, which characters are unknown, the trace."""
+    """One text through the model: which part is read, which characters are unknown, the trace
+    (KEPT_HOOKS of each layer and the logits)."""
     text: str
     window: Window
     run: TextRun
@@ -113,6 +115,24 @@ class TextView:
         return self.trace.position_offset
 
 
+# What the lab keeps of a run: the stream into each layer (a layer opened in the explorer), its
+# hidden units (the maps, the tables), the stream out of it (the next layer's input when a run goes
+# on from a layer) and the logits. The other ~20 hooks of every layer are dropped when the run is
+# made: a page of 128 characters is 31 MB with every hook and 7 MB with these, and the lab holds a
+# run as long as it shows it (two when a knock-out or an edit changes it).
+KEPT_HOOKS = ("hook_resid_pre", "mlp.hook_post", "hook_resid_post")
+
+
+def _kept(trace: ModelTrace, given: Trace | None = None) -> ModelTrace:
+    """`trace` with KEPT_HOOKS of each layer (`given`, a layer computed elsewhere, is kept whole:
+    its owner holds it anyway) and the logits. Layers already kept are the same objects."""
+    blocks = [block if block is given or tuple(block) == KEPT_HOOKS
+              else Trace({name: block[name] for name in KEPT_HOOKS}, block.position_offset)
+              for block in trace.blocks]
+    return ModelTrace(trace.ids, trace.position_offset, trace.embed, blocks,
+                      {"hook_logits": trace.logits}, trace.ablation)
+
+
 def run_text(model: Model, text: str, *, ablation: Ablation = NO_ABLATION, position_offset: int | None = None,
              layer_weights: Mapping[int, Mapping[str, np.ndarray]] | None = None) -> TextView:
     """Any text (at least one character) through the model, with knock-outs and replaced layer
@@ -124,7 +144,7 @@ def run_text(model: Model, text: str, *, ablation: Ablation = NO_ABLATION, posit
     tokens = model.tokenize(text)
     window = window_of(len(tokens), model.config.n_ctx)
     offset = window.start if position_offset is None else int(position_offset)
-    trace = model.forward(tokens.ids[window.start:], ablation=ablation, position_offset=offset)
+    trace = _kept(model.forward(tokens.ids[window.start:], ablation=ablation, position_offset=offset))
     return TextView(text, window, TextRun(tokens, window.start, trace))
 
 
@@ -146,8 +166,8 @@ def rerun(model: Model, base: TextView, *, ablation: Ablation = NO_ABLATION,
         return base
     start = min(touched)
     edited = with_layers(model, layer_weights)
-    trace = edited.forward(base.trace.ids, ablation=ablation, position_offset=base.trace.position_offset,
-                           start_layer=start, cache=base.trace)
+    trace = _kept(edited.forward(base.trace.ids, ablation=ablation, position_offset=base.trace.position_offset,
+                                 start_layer=start, cache=base.trace))
     return TextView(base.text, base.window, TextRun(base.run.tokens, base.run.offset, trace))
 
 
@@ -164,8 +184,8 @@ def continue_run(model: Model, base: TextView, layer: int, layer_trace, *,
         raise ValueError("continue_run: the given layer ran on other tokens")
     t = base.trace
     cache = ModelTrace(t.ids, t.position_offset, t.embed, [*t.blocks[:layer], layer_trace], {}, NO_ABLATION)
-    trace = model.forward(t.ids, ablation=ablation, position_offset=t.position_offset, start_layer=layer + 1,
-                          cache=cache)
+    trace = _kept(model.forward(t.ids, ablation=ablation, position_offset=t.position_offset, start_layer=layer + 1,
+                                cache=cache), given=layer_trace)
     return TextView(base.text, base.window, TextRun(base.run.tokens, base.run.offset, trace))
 
 

@@ -95,6 +95,30 @@ def test_continuing_from_a_layer_computed_elsewhere_matches_the_rerun(tiny):
         lab.continue_run(tiny, base, 1, base.trace.blocks[1], ablation=Ablation(neurons_off=frozenset({(0, 1)})))
 
 
+def test_a_run_keeps_what_the_lab_reads_and_those_numbers_are_the_full_passs(tiny, shipped):
+    """The lab holds the run on screen (two with a knock-out): each layer keeps the stream in, the
+    hidden units and the stream out, and the logits; every kept number is the full pass's. A page
+    of the shipped model's validation text is then about 7 MB instead of 31."""
+    text = "床前明月光，疑是地上霜"
+    full = tiny.forward(tiny.tokenize(text).ids)
+    base = lab.run_text(tiny, text)
+    off = Ablation(neurons_off=frozenset({(1, 3)}))
+    for view, whole in ((base, full), (lab.rerun(tiny, base, ablation=off), tiny.forward(full.ids, ablation=off))):
+        for layer, block in enumerate(view.trace.blocks):
+            assert tuple(block) == lab.KEPT_HOOKS
+            for name in lab.KEPT_HOOKS:
+                np.testing.assert_array_equal(block[name], whole.blocks[layer][name])
+        assert list(view.trace.final) == ["hook_logits"]
+        np.testing.assert_array_equal(view.trace.logits, whole.logits)
+    np.testing.assert_array_equal(lab.layer_scenario(tiny, base, 1).inputs, full.blocks[1]["hook_resid_pre"])
+
+    start, end = lab.page_bounds(len(shipped.val_text), 0, shipped.config.n_ctx)
+    page = lab.run_text(shipped, shipped.val_text[start:end], position_offset=start)
+    arrays = {id(a): a.nbytes for a in (page.trace.embed, page.trace.logits,
+                                         *(b[n] for b in page.trace.blocks for n in b))}
+    assert sum(arrays.values()) < 8 * 2**20
+
+
 # ----------------------------------------------------------------------------- neuron groups
 
 def test_groups_compact_stats_and_snippets(tiny):
