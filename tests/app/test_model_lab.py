@@ -3,7 +3,9 @@ a tiny random model written to a file (2 layers, d 16, d_ff 24, context 16: fast
 the real model's words and figures uses the shipped one."""
 from __future__ import annotations
 
+import gc
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -329,9 +331,15 @@ def test_loading_another_block_ends_the_link(qtbot, tiny_path):
     state.open_in_explorer(1)
     session.set_value("W_in", (0, 0), 2.0)
     assert state.view is not state.base
+    layer_arrays = [weakref.ref(a) for a in (*session.loaded.weights.values(), *session.state.weights.values())]
     session.load(make_session("r45-ffn.json").loaded)
     assert not state.is_linked() and state.view is state.base
     assert "No layer of the model is open" in find(panel, QLabel, "modelLinkStatus").text()
+    # Nothing can bring that block back (no lesson step keeps it): the lab does not hold its weights
+    # and inputs (the shipped model's layer: 6 MB; the soak, seed 2, found them held at a checkpoint).
+    gc.collect()
+    assert state.link.scenario is None and state._facts_for is None
+    assert [ref for ref in layer_arrays if ref() is not None] == []
     close(panel)
 
 

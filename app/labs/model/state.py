@@ -11,6 +11,7 @@ edits through the panel (`session_changed`).
 from __future__ import annotations
 
 import enum
+import weakref
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -77,11 +78,17 @@ class What(enum.Flag):
 
 @dataclass(frozen=True)
 class Link:
-    """A layer of the model opened in the explorer: the Scenario object the Session loaded."""
+    """A layer of the model opened in the explorer: the Scenario object the Session loaded, held
+    weakly (the layer's weights and inputs, 6 MB): once nothing else holds it (the Session loaded
+    another block, no lesson step keeps it), it cannot come back, and `scenario` is None."""
     layer: int
-    scenario: Scenario
+    scenario_ref: weakref.ref
     chars: tuple[str, ...]
     offset: int
+
+    @property
+    def scenario(self) -> Scenario | None:
+        return self.scenario_ref()
 
 
 class ModelLabState(QObject):
@@ -339,7 +346,7 @@ class ModelLabState(QObject):
     # --- the explorer -------------------------------------------------------------------------
     def is_linked(self) -> bool:
         """Whether the Session still holds the layer this lab opened (maybe edited)."""
-        return self.link is not None and self.session.loaded is self.link.scenario
+        return self.link is not None and self.link.scenario is not None and self.session.loaded is self.link.scenario
 
     def _weights_facts(self) -> tuple[tuple[str, ...], frozenset[int]]:
         """(changed weight names, knocked-out neurons) of the explorer's layer, computed once per
@@ -386,7 +393,7 @@ class ModelLabState(QObject):
         if kept is not None or moving:
             state = State(scenario.config, scenario.inputs, weights, None)
         previous = self.link
-        self.link = Link(layer, scenario, tuple(self.base.chars), self.base.position_offset)
+        self.link = Link(layer, weakref.ref(scenario), tuple(self.base.chars), self.base.position_offset)
         try:
             self.session.load(scenario, state)
         except (MemoryError, ValueError) as error:
@@ -405,6 +412,8 @@ class ModelLabState(QObject):
         if not self.is_linked():
             # Another block was loaded (a lesson step, a file): the model runs as trained again.
             # The link is kept: if that very block comes back (a step's kept edits), so does it.
+            # The facts of its weights are computed again then (not kept: they would hold them).
+            self._facts_for, self._facts = None, ((), frozenset())
             self._rerun()
             self.changed.emit(What.LINK | What.RUN)
             return
