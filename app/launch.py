@@ -11,11 +11,32 @@ LOG_PATH = Path.home() / ".blocklab" / "blocklab.log"
 LOG_LIMIT = 1_000_000          # bytes: a longer log moves to blocklab.log.1 (one old log is kept)
 
 
+def one_malloc_heap() -> bool:
+    """Every thread allocates from the one C heap (glibc's M_ARENA_MAX = 1); True if set.
+
+    glibc gives each thread that allocates its own heap ("arena") and keeps the free memory at the top
+    of each: after large NumPy arrays are freed its threshold grows to 64 MB, and only the main heap's
+    top is ever given back (malloc_trim does not shrink the others). The labs' long work runs on pool
+    threads and allocates such arrays, so each pool thread's heap kept up to ~10 MB of freed pages
+    between jobs (tools/soak.py: the other threads' malloc heaps moved by ±10 MB from checkpoint to
+    checkpoint). In one heap that memory is reused by every thread and given back. Called before
+    the application starts any thread; Linux with glibc only, and not when MALLOC_ARENA_MAX is set."""
+    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
+        return False
+    import ctypes
+    try:
+        return ctypes.CDLL("libc.so.6").mallopt(-8, 1) == 1          # M_ARENA_MAX is -8 in malloc.h
+    except (OSError, AttributeError):                              # not glibc
+        return False
+
+
 def _application(language: str | None):
     from PySide6.QtWidgets import QApplication
 
     from app import i18n
 
+    if QApplication.instance() is None:
+        one_malloc_heap()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Block Lab")
     app.setOrganizationName("BlockLab")

@@ -105,3 +105,50 @@ def test_chinese_text_is_drawn_in_a_simplified_chinese_face(qapp):
         assert faces(mono_font(), "0.5") == fixed
     finally:
         qapp.setFont(before)
+
+
+# A pool thread's job as the labs' long work does it (large arrays, many smaller ones, a result),
+# eight times, then what is left of private memory after malloc_trim (run in a fresh process each).
+_POOL_JOBS = """
+import ctypes, queue, sys, threading
+import numpy as np
+from app.launch import one_malloc_heap
+if sys.argv[1] == "one" and not one_malloc_heap():
+    sys.exit("one_malloc_heap() did not take")
+
+def private_mb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("RssAnon")) / 1024
+
+jobs, results = queue.Queue(), queue.Queue()
+def pool_thread():
+    while True:
+        n = jobs.get()
+        parts = [np.ones((1500 + n, 688)) for _ in range(6)]      # 8 MB each: glibc's thresholds rise
+        pieces = [np.ones((100, 100)) for _ in range(300)]          # 80 KB each, in the thread's heap
+        results.put(float(sum(part.sum() for part in parts + pieces)))
+        del parts, pieces
+threading.Thread(target=pool_thread, daemon=True).start()
+before = private_mb()
+for n in range(8):
+    jobs.put(n)
+    results.get()
+ctypes.CDLL("libc.so.6").malloc_trim(0)
+print(private_mb() - before)
+"""
+
+
+@pytest.mark.skipif(__import__("platform").libc_ver()[0] != "glibc", reason="glibc's malloc only")
+def test_pool_threads_leave_no_freed_heap_behind_in_one_malloc_heap(monkeypatch):
+    """The soak's ±10 MB in "other threads' malloc heaps": a pool thread's own heap keeps its freed
+    top (malloc_trim gives back only the main heap's). With one heap for all threads it is given back."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    root = Path(__file__).resolve().parents[2]
+    left = {how: float(subprocess.run([sys.executable, "-c", _POOL_JOBS, how], cwd=root, check=True,
+                                      capture_output=True, text=True, timeout=60).stdout)
+            for how in ("one", "default")}
+    assert left["one"] < 4.0, left
+    assert left["default"] > left["one"] + 4.0, left          # the thread's own heap kept its freed pages
