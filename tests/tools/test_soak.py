@@ -40,3 +40,27 @@ def test_the_report_names_the_anonymous_mappings_that_grew():
     assert any(line.startswith(hex(other)) and "(-1.0)" in line for line in lines)        # gone
     assert soak.mapping_kind(stack, 8 << 20) == "a thread's stack"
     assert soak.anonymous_mappings()                                                      # this process has some
+
+
+class _Lab:                   # a holder with an attribute, as a lab's state holds its runs
+    pass
+
+
+def test_the_census_counts_arrays_by_holder_each_owner_once():
+    """--object-diff's NumPy census: arrays are not gc objects, so a cache of as many but larger
+    arrays shows only here (the model lab's traces, the soak's seed 2). Views count at their owner."""
+    import numpy as np
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import soak
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    before = soak.numpy_bytes_by_holder()
+    lab = _Lab()
+    lab.run = np.zeros((1000, 100))                  # 800,000 bytes
+    lab.rows = lab.run[10:20]                        # a view: not counted again
+    lab.hooks = {"mlp.hook_post": np.ones(5000)}     # a dict gc does not track (it holds no gc object)
+    after = soak.numpy_bytes_by_holder()
+    assert after["_Lab.run"] == 800_000 and "_Lab.rows" not in after
+    assert after["_Lab.hooks['mlp.hook_post']"] == 40_000
+    assert after["<all arrays>"] - before["<all arrays>"] == 840_000
