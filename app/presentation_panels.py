@@ -11,7 +11,10 @@ be taller than the room under the diagram. So, at each step:
    the step's editing panels stay below it when both fit the column's height (their number
    tables may scroll, by whole rows),
 3. else they go where the inspector was, beside the plots, if the window is wide enough for the
-   three (it never grows); a few px of height they lack there the diagram lends;
+   three (it never grows); a few px of height they lack there the diagram lends, the width a
+   table there lacks the right-hand column gives up (which itself widens up to TABLE_SHARE for
+   the inspector's whole table), and at a step that names no plot the plots step aside while
+   the inspector lacks the width for its table (150 % on a 1024 px projector);
 4. where nothing has the room, the arrangement that hides the least.
 
 `go_home()` puts every panel back exactly where the window put it.
