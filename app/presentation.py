@@ -247,7 +247,7 @@ class PresentationController(QObject):
         named = set(step.panels) if step is not None else set()
         free = step is None or not step.panels     # no lesson, or a step that names nothing
         shown = {panel for panel in self.panels.boxes if panel in named or (panel == "inspector" and free)}
-        self.panels.arrange(shown)
+        self.panels.arrange(shown, plots_named=free or any(panel.split(".")[0] == "plots" for panel in named))
 
     def _arrange_soon(self) -> None:
         """Place the step's panels again once the window has its new size or zoom (once for many)."""

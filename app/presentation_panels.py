@@ -11,7 +11,10 @@ be taller than the room under the diagram. So, at each step:
    the step's editing panels stay below it when both fit the column's height (their number
    tables may scroll, by whole rows),
 3. else they go where the inspector was, beside the plots, if the window is wide enough for the
-   three (it never grows); a few px of height they lack there the diagram lends;
+   three (it never grows); a few px of height they lack there the diagram lends, the width a
+   table there lacks the right-hand column gives up (which itself widens up to TABLE_SHARE for
+   the inspector's whole table), and at a step that names no plot the plots step aside while
+   the inspector lacks the width for its table (150 % on a 1024 px projector);
 4. where nothing has the room, the arrangement that hides the least.
 
 `go_home()` puts every panel back exactly where the window put it.
@@ -19,12 +22,13 @@ be taller than the room under the diagram. So, at each step:
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QBoxLayout, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QBoxLayout, QSplitter, QVBoxLayout, QWidget
 
 # The panels a lesson step can bring forward in presentation mode, and the boxes that hold them.
 STEP_BOXES = {"config": "configBox", "checks": "invariantsBox", "weights": "weightsBox", "inspector": "inspectorBox"}
 EDITING = ("config", "checks", "weights")       # hidden in presentation mode unless a step names them
-RIGHT_SHARE = 0.52                               # the right-hand column takes at most this share of the width
+RIGHT_SHARE = 0.52                               # the right-hand column takes at most this share of the width,
+TABLE_SHARE = 0.56                               # or up to this share where the inspector's table needs it whole
 
 
 class StepPanels:
@@ -53,6 +57,8 @@ class StepPanels:
         self._inspector_minimum = inspector.minimumHeight() if inspector is not None else 0
         self._inspector_maximum = inspector.maximumHeight() if inspector is not None else 0
         self.shelf: QWidget | None = None           # beside the plots: editing boxes the right column cannot hold
+        self.plots: QWidget | None = window.findChild(QWidget, "plotsPanel")
+        self._plots_aside = False                   # the plots hidden for a step that does not name them
         self._lent: tuple[QSplitter, list[int]] | None = None   # the diagram's height lent to the shelf
 
     # --- where the boxes are -----------------------------------------------------------------
@@ -88,6 +94,9 @@ class StepPanels:
             column, sizes = self._lent
             column.setSizes(sizes)
             self._lent = None
+        if self._plots_aside:
+            self._plots_aside = False
+            self.plots.show()
         if self.shelf is not None:
             self.shelf.hide()
             self.shelf.setParent(None)            # the splitter lets go of it
@@ -109,9 +118,10 @@ class StepPanels:
                 self.give_room()
         return editing
 
-    def arrange(self, shown: set[str]) -> None:
+    def arrange(self, shown: set[str], plots_named: bool = True) -> None:
         """Show the boxes of the panels in `shown` (and hide the others), placed so that the
-        inspector's formula needs no scroll bar wherever the window has the room for it."""
+        inspector's formula needs no scroll bar wherever the window has the room for it.
+        `plots_named`: whether the step names a plot (else the plots may step aside for the room)."""
         editing = self.arrange_home(shown)
         inspector = self.boxes.get("inspector")
         if "inspector" not in shown or inspector is None or self._right_layout is None \
@@ -126,7 +136,14 @@ class StepPanels:
         self._right_layout.insertWidget(0, inspector, 0 if editing else 1)
         inspector.show()                          # a layout shows a widget it adopts only later
         self.right.setVisible(True)
-        self.give_room()
+        wanted = None
+        if self._taller_than_the_column(inspector, editing):
+            # The editing boxes hidden until placed: under the inspector they would make the window
+            # taller than it is (150 % on 1024×768), and a window does not shrink back by itself.
+            wanted = self.right.sizeHint().width()     # with them, as they are
+            for box in editing:
+                box.hide()
+        self.give_room(hint=wanted)
         settle_layouts()
         if not editing:
             return
@@ -143,6 +160,8 @@ class StepPanels:
                 self._stack(inspector, editing)
             return
         self._to_shelf(editing)
+        if not plots_named:
+            self._plots_step_aside(editing)
         short_apart = max(self._inspector_short(), self._short_on_the_shelf(editing))
         if short_apart > 0 and min(short_stacked, short_at_home) < short_apart:
             # Nowhere has the room (a very long formula): the arrangement that hides the least.
@@ -155,9 +174,19 @@ class StepPanels:
                 settle_layouts()
                 self._stack(inspector, editing)
 
+    def _taller_than_the_column(self, inspector: QWidget, editing: list[QWidget]) -> bool:
+        """Whether the inspector above the editing boxes needs more than the right-hand column's height."""
+        spacing = max(self._right_layout.spacing(), 0)
+        margins = self._right_layout.contentsMargins()
+        least = inspector.minimumSizeHint().height() + margins.top() + margins.bottom() \
+            + sum(spacing + box.minimumSizeHint().height() for box in editing)
+        return least > self.right.height()
+
     def _stack(self, inspector: QWidget, editing: list[QWidget]) -> None:
         """The inspector above the editing panels in the right-hand column: it keeps the height it
         needs (as far as the panels' least heights leave it), they share the rest."""
+        for box in editing:
+            box.show()
         spacing = max(self._right_layout.spacing(), 0)
         below = sum(spacing + least_height(box, self.right.width()) for box in editing)
         margins = self._right_layout.contentsMargins()
@@ -179,6 +208,17 @@ class StepPanels:
         self.give_room()
         home_splitter.setSizes(_shares(home_splitter, self.shelf))
         settle_layouts()
+        narrow = _narrow_tables(self.shelf)
+        if narrow > 0:
+            # A table on the shelf narrower than its columns (it would scroll sideways: 150 % on
+            # 1024 px): the right-hand column gives up those px, as far as the inspector keeps its
+            # whole formula and every column of its table.
+            width = max(self.right.width() - narrow, self._narrowest_right())
+            if width < self.right.width():
+                self.give_room(width)
+                settle_layouts()
+                home_splitter.setSizes(_shares(home_splitter, self.shelf))
+                settle_layouts()
         short = self._short_on_the_shelf(editing)
         if short > 0:
             # The shelf is short of height: the inspector on the right no wider than it needs,
@@ -191,6 +231,22 @@ class StepPanels:
         # ... and if still short of a few px (a tall caption at 768 px), the diagram lends them.
         if short > 0:
             self._lend_height(home_splitter, short)
+
+    def _plots_step_aside(self, editing: list[QWidget]) -> None:
+        """The plots, which the step does not name, step aside while the inspector beside the shelf
+        lacks the width for every column of its table (150 % on 1024 px: the shelf, the plots and
+        the whole table are wider than the window); the shelf takes their place."""
+        view = self._inspector_view()
+        if self.plots is None or view is None or _table_width(view) <= view.width():
+            return
+        self._plots_aside = True
+        self.plots.hide()
+        settle_layouts()
+        self.give_room(hint=self.right.sizeHint().width())
+        settle_layouts()
+        short = self._short_on_the_shelf(editing)
+        if short > 0:
+            self._lend_height(self._inspector_home[0], short)
 
     def _lend_height(self, row: QSplitter, short: int) -> None:
         """The diagram above `row` lends it up to `short` px of height, keeping its own minimum;
@@ -205,9 +261,9 @@ class StepPanels:
             column.setSizes([above - lend, below + lend])
             settle_layouts()
 
-    def give_room(self, width: int | None = None) -> None:
-        """The right-hand column gets `width`, or the width its panels' larger text needs (up to
-        RIGHT_SHARE of the window)."""
+    def give_room(self, width: int | None = None, hint: int | None = None) -> None:
+        """The right-hand column gets `width`, or the width its panels' larger text needs (`hint`:
+        the width it wants, if not its present size hint; up to RIGHT_SHARE of the window)."""
         right = self.right
         splitter = right.parentWidget() if right is not None else None
         if not isinstance(splitter, QSplitter) or splitter.count() != 2:
@@ -215,9 +271,19 @@ class StepPanels:
         settle_layouts()                          # a column just shown: its handle takes its px first
         total = sum(splitter.sizes())
         if width is None:
-            width = max(right.sizeHint().width(), splitter.sizes()[1])
-        wanted = min(max(width, right.minimumSizeHint().width()), int(total * RIGHT_SHARE))
+            width = max(right.sizeHint().width() if hint is None else hint, splitter.sizes()[1])
+        wanted = min(max(width, right.minimumSizeHint().width()), self._most_right(total))
         splitter.setSizes([total - wanted, wanted])
+
+    def _most_right(self, total: int) -> int:
+        """The most the right-hand column takes of the `total` width: RIGHT_SHARE, or as much as
+        the inspector in it needs for every column of its table, up to TABLE_SHARE (150 % on 1024 px)."""
+        most = int(total * RIGHT_SHARE)
+        view, box = self._inspector_view(), self.boxes.get("inspector")
+        if view is None or box is None or box.parentWidget() is not self.right or not view.isVisibleTo(box):
+            return most
+        whole_table = self.right.width() - view.width() + _table_width(view)     # with the box's frame and margins
+        return whole_table if most < whole_table <= int(total * TABLE_SHARE) else most
 
     def _narrowest_right(self) -> int:
         """The least width of the right-hand column at which the inspector alone in it shows its
@@ -232,7 +298,7 @@ class StepPanels:
         # scrolls sideways hides numbers: RIGHT_SHARE of the width is the most the column takes)
         whole_table = chrome_w + _table_width(view)
         splitter = self.right.parentWidget()
-        most = int(sum(splitter.sizes()) * RIGHT_SHARE) if isinstance(splitter, QSplitter) else self.right.width()
+        most = self._most_right(sum(splitter.sizes())) if isinstance(splitter, QSplitter) else self.right.width()
         least = whole_table if least < whole_table <= most else least
         for width in range(least, self.right.width(), 8):
             if view.wanted_height(width - chrome_w) <= room:
@@ -300,10 +366,19 @@ def _table_width(inspector: QWidget) -> int:
     return table.content_width() + margins.left() + margins.right() + beside
 
 
+def _narrow_tables(widget: QWidget) -> int:
+    """The most px of width a shown number table inside `widget` lacks for all its columns."""
+    return max([table.content_width() - table.width() for table in widget.findChildren(QAbstractItemView)
+                if table.isVisibleTo(widget) and hasattr(table, "content_width")] + [0])
+
+
 def least_height(box: QWidget, width: int) -> int:
     """The least height at `width` that shows a box's text whole: its height for that width (a
-    number table inside counts at its least, two rows: it scrolls the others, by whole rows)."""
-    return box.heightForWidth(width) if box.hasHeightForWidth() else box.minimumSizeHint().height()
+    number table inside counts at its least, two rows: it scrolls the others, by whole rows). What
+    steps aside in it only while the room is short counts too (a part's `aside_height`)."""
+    least = box.heightForWidth(width) if box.hasHeightForWidth() else box.minimumSizeHint().height()
+    return least + sum(part.aside_height() for part in box.findChildren(QWidget)
+                       if hasattr(part, "aside_height") and part.isVisibleTo(box))
 
 
 def _least_width(widget: QWidget) -> int:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSignalBlocker, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView, QBoxLayout, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QSizePolicy,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.explorer import finite_marks, tensor_files
 from app.explorer.tables import (CELL_POINT_SIZE, MARK_ROLE, ElidedLabel, NumberDelegate, NumberTable, TensorOverview, changed_region, ink_on,
                                  show_overview, zoomed_font)
+from app.labs.base import show_only
 from app.session import INPUTS, TARGETS, Change, Session
 from app.widgets import style
 from app.widgets.appearance import appearance
@@ -754,6 +755,7 @@ class CellControls(QWidget):
         slider_row.addWidget(self.slider_minus)
         slider_row.addWidget(self.value_slider, 1)
         slider_row.addWidget(self.slider_plus)
+        self.slider_row = slider_row
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -770,6 +772,53 @@ class CellControls(QWidget):
         metrics = QFontMetrics(self.editor.font())
         self.value_spin.setMinimumWidth(metrics.horizontalAdvance("−1000000.000000") + appearance().pixels(30))
         self.fit_cell_row()
+        self.updateGeometry()                  # presenting or not: another least height
+        self._step_aside()
+
+    # --- presenting, short of height ------------------------------------------------------
+    # The cell's name (the table frames the cell, its labels name the row and the column), then the
+    # spin box (the table's cell shows the value and takes a typed one) step aside while the panel
+    # is short of height on a projector (150 % on 1024×768: the table's rows are all shown); the
+    # slider stays. At the desk, and wherever the room is enough, all are shown.
+    def _aside(self) -> tuple[QWidget, ...]:
+        return (self.cell_label, self.value_spin)
+
+    def _height(self, hidden=()) -> int:
+        """The controls' height with all but `hidden` shown."""
+        spacing = max(self.layout().spacing(), 0)
+        label, spin = self.cell_label.sizeHint().height(), self.value_spin.sizeHint().height()
+        slider = self.slider_row.sizeHint().height()
+        beside = self.cell_row.direction() == QBoxLayout.Direction.LeftToRight
+        shown = [height for widget, height in ((self.cell_label, label), (self.value_spin, spin)) if widget not in hidden]
+        if not shown:
+            return slider
+        row = max(shown) if beside else sum(shown) + spacing * (len(shown) - 1)
+        return row + spacing + slider
+
+    def aside_height(self) -> int:
+        """The px of height that may step aside (presenting; 0 at the desk): a panel that places
+        this one counts them, so it is placed by its whole need (app/presentation_panels.py)."""
+        return self._height() - self._height(self._aside()) if appearance().presenting else 0
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().sizeHint()
+        return QSize(hint.width(), self._height()) if appearance().presenting else hint
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        least = super().minimumSizeHint()
+        return QSize(least.width(), self._height(self._aside())) if appearance().presenting else least
+
+    def _step_aside(self) -> None:
+        """Presenting, hide the fewest of `_aside()` (in their order) for the rest to fit the height."""
+        aside = self._aside()
+        hidden: list[QWidget] = []
+        if appearance().presenting:
+            for widget in (None, *aside):
+                if widget is not None:
+                    hidden.append(widget)
+                if self._height(hidden) <= self.height():
+                    break
+        show_only(aside, hidden, self)
 
     def fit_cell_row(self) -> None:
         """The cell's name beside its value where both fit the width, else on its own line above
@@ -784,6 +833,7 @@ class CellControls(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         self.fit_cell_row()
+        self._step_aside()
 
     def current_tensor(self) -> str:
         return self.editor.current_tensor()

@@ -90,6 +90,19 @@ STEP_CHECKS: list[tuple[str, str, Callable]] = [
 ]
 
 
+def window_size(window, at: Step) -> list[str]:
+    """The window is still the configuration's size: a step whose panels need more makes it grow
+    (off the projector's screen)."""
+    config = at.config
+    if (window.width(), window.height()) == (config.width, config.height):
+        return []
+    return [at.label + f"the window grew to {window.width()}×{window.height()}"]
+
+
+# Checks only the fitted steps' tests ask for by name (rules=(..., "window")).
+FIT_CHECKS: list[tuple[str, str, Callable]] = [("window", "settled", window_size)]
+
+
 @dataclass
 class Walk:
     """What one configuration's walk found."""
@@ -152,7 +165,7 @@ def fitted_steps(app, config: Config, lesson_path, step_ids, rules=("scrolling",
     a presenting window of `config`: for a configuration the walk does not visit, the tests of the
     steps made to fit there (tests/app/test_fit_150_*.py)."""
     lesson = load_lesson(lesson_path)
-    checks = [check for check in STEP_CHECKS if check[0] in rules and check[1] == "settled"]
+    checks = [check for check in STEP_CHECKS + FIT_CHECKS if check[0] in rules and check[1] == "settled"]
     result = Walk(config)
     with _model_passes_computed_once():
         window = open_presenting(app, config, lesson.path)

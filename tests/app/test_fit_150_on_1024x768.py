@@ -15,14 +15,14 @@ from PySide6.QtWidgets import QWidget
 
 from app.session import Session
 from core.formats.scenario import load_scenario
-from tests.app.fit_helpers import hidden_part, scrolling_pages
+from tests.app.fit_helpers import hidden_axes, hidden_item, hidden_part, scrolling_pages
 from tests.app.helpers import settle
 from tests.conftest import SCENARIOS
 
 WIDTH = 1024
 # (part, language) → the lab's height in the 1024×768 presenting window at 150 %, at the lesson's
 # shortest step showing that part (c4-ffn: steps 1–9 the two-neuron lab, 10–14 the FFN page)
-XOR_ROOMS = {("ffn", "en"): 566, ("ffn", "zh"): 573}
+XOR_ROOMS = {("ffn", "en"): 566, ("ffn", "zh"): 573, ("neurons", "en"): 573, ("neurons", "zh"): 535}
 FFN_ROOMS = {("width", "zh"): 535,
              ("shuffle", "en"): 573, ("shuffle", "zh"): 573, ("misconceptions", "en"): 542,
              ("misconceptions", "zh"): 535}
@@ -69,6 +69,37 @@ def test_the_drawing_fits_with_every_spin_whole_and_off_the_nodes(qtbot, project
         for name, rect in diagram._geometry.items():
             assert not QRectF(spin.geometry()).intersects(rect), (spin.objectName(), name)
     assert not panel.part("ffn").ffn_caption.isVisible()
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_neuron_maps_fit_with_their_titles_axes_and_labels_whole(qtbot, projector, language):
+    """Step 9: the page scrolled 27 px (zh 70), the second map's title and the colour bar were
+    under the notes beside the maps (the maps' titles need 862 px). Presenting, the notes (the
+    caption says what each neuron lights up for and the sum) step aside and the maps fill the
+    page's width: both titles, axes and the colour bar are seen, no sentence's label on another."""
+    projector(language)
+    _, panel = _xor(qtbot, "neurons", language)
+    part = panel.part("neurons")
+    settle(lambda: not part.notes.isVisible())
+    settle(lambda: not panel.tabs.currentWidget().verticalScrollBar().isVisible())
+    assert scrolling_pages(panel) == []
+    for j, plot in enumerate(part.map_plots):
+        assert hidden_axes(part.maps_view, plot, panel, f"map {j + 1}") == []
+        labels = [item.sceneBoundingRect() for item in part.map_labels[j] if item.isVisible()]
+        assert len(labels) == 4
+        for k, rect in enumerate(labels):
+            assert all(not rect.intersects(other) for other in labels[k + 1:]), (j, k)
+    assert hidden_item(part.maps_view, part.maps_bar, panel, "colour bar") is None
+
+
+def test_with_room_the_neuron_notes_stay_beside_square_maps(qtbot, projector):
+    """1920×1080 with 150 %: the notes and the sum beside the maps, each map square, as before."""
+    projector("en")
+    _, panel = _xor(qtbot, "neurons", "en")
+    part = panel.part("neurons")
+    panel.resize(1900, 880)
+    settle(lambda: part.notes.isVisible() and part.maps_summary.isVisible())
+    assert all(plot.vb.state["aspectLocked"] for plot in part.map_plots)
 
 
 def test_at_the_desk_the_lab_is_laid_out_as_before(qtbot):
@@ -145,8 +176,8 @@ def test_with_room_the_softmax_explanation_and_the_width_intro_stay(qtbot, proje
 
 
 # --- the lesson's steps in the presenting window ----------------------------------------------------
-FITTED_STEPS = ("question", "naive", "failure", "relu", "collapse", "gelu", "bias", "compute", "formula", "width",
-                "shuffle", "misconceptions")
+FITTED_STEPS = ("question", "naive", "failure", "relu", "collapse", "gelu", "bias", "compute", "neurons", "formula",
+                "width", "shuffle", "misconceptions")
 
 
 @pytest.mark.window
@@ -154,7 +185,7 @@ FITTED_STEPS = ("question", "naive", "failure", "relu", "collapse", "gelu", "bia
 def test_the_c4_lesson_s_fitted_steps_in_the_presenting_window(qapp, language):
     """The walk's own rules at 1024×768 with 150 % zoom for the steps these pages serve: no page
     scrolls and each step's figure check (tests/app/lab_figures.py) finds nothing hidden (step 11:
-    the plot was lower than its y axis's name is long). Step 9 (the neurons' maps) does not fit yet."""
+    the plot was lower than its y axis's name is long; step 9: the neurons' maps)."""
     from tests.app.present_walk import fitted_steps
     from tests.app.readability import Config
     from tests.conftest import ROOT

@@ -1,12 +1,15 @@
 """Part ⑥ of the two-neuron lab: what each neuron responds to over the (p, n) square."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtWidgets import QBoxLayout, QVBoxLayout, QWidget
 
 from app import i18n
+from app.labs.base import show_only
 from app.labs.xor.common import (TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, set_text,
                                  steady_plot_title, trimmed)
 from app.widgets.appearance import appearance
@@ -86,6 +89,7 @@ class XorNeuronsPart(QWidget):
         self._beside = False
         self._points: bytes | None = None                     # the table's (p, n) the maps show
         self._limit: float | None = None                      # the colour scale's, kept (_steady_limit)
+        self._viewport: QWidget | None = None                 # the scroll area's, followed (_step_aside)
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
 
@@ -104,6 +108,61 @@ class XorNeuronsPart(QWidget):
         else:
             self.notes.setMinimumWidth(0)
             self.notes.setMaximumWidth(16777215)
+        self._step_aside()
+
+    # --- presenting, short of room ---------------------------------------------------------
+    # The notes say again what the step's caption says (what each neuron lights up for, the output's
+    # sum) and the maps show each sentence's h: presenting, the sum steps aside while the notes are
+    # taller than the page, and the whole column while the maps and the notes are wider than it
+    # (the maps' titles at 150 % on 1024 px). At the desk, and with the room, all are shown.
+    def _step_aside(self) -> None:
+        aside = (self.maps_summary, self.notes)
+        viewport = self.parentWidget()
+        if not appearance().presenting or viewport is None:
+            show_only(aside, (), self)
+            self._fill_width(False)
+            return
+        if viewport is not self._viewport:
+            self._viewport = viewport
+            viewport.installEventFilter(self)
+        margins, spacing = self.page_layout.contentsMargins(), max(0, self.page_layout.spacing())
+        width = viewport.width() - margins.left() - margins.right()
+        height = viewport.height() - margins.top() - margins.bottom()
+        maps = math.ceil(self.maps_view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()) \
+            + 2 * self.maps_view.frameWidth()
+        notes = self.notes.maximumWidth()
+        hidden: list[QWidget] = []
+        if maps + spacing + notes > width:
+            hidden = [self.maps_summary, self.notes]
+        elif self._notes_height(notes, True) > height:
+            hidden = [self.maps_summary]
+            if self._notes_height(notes, False) > height:
+                hidden.append(self.notes)
+        show_only(aside, hidden, self)
+        self._fill_width(self.notes in hidden)
+
+    def _fill_width(self, wide: bool) -> None:
+        """Without the notes beside them (short of room), the maps fill the page's width: their
+        (p, n) squares are drawn wider than tall, so the sentences' labels have the width they
+        need side by side; else each is square."""
+        half = 0.5 / (MAP_POINTS - 1)
+        for plot in self.map_plots:
+            if (plot.vb.state["aspectLocked"] is not False) != wide:
+                continue                                      # as it should be: no new range
+            plot.setAspectLocked(not wide)
+            plot.setXRange(-half, 1 + half, padding=0.02)
+            plot.setYRange(-half, 1 + half, padding=0.02)
+
+    def _notes_height(self, width: int, summary: bool) -> int:
+        """The notes' height at `width`: the two captions (and the sum) one under the other."""
+        spacing = max(0, self.notes.layout().spacing())
+        texts = [*self.map_captions, self.maps_summary] if summary else list(self.map_captions)
+        return sum(text.heightForWidth(width) for text in texts) + spacing * (len(texts) - 1)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self._viewport and event.type() == QEvent.Type.Resize:
+            self._step_aside()
+        return super().eventFilter(watched, event)
 
     def _steady_limit(self, limit: float) -> float:
         """The maps' colour scale ±limit: a round limit (1, 2, 5, …) that grows at once when a map
@@ -198,3 +257,5 @@ class XorNeuronsPart(QWidget):
         if patterns == ["at_least_one", "both"] and lab.verdicts(s.trace["hook_resid_post"], state.targets).all():
             summary += self.tr(" “At least one” minus twice “both” is “exactly one”.")
         set_text(self.maps_summary, summary)
+        if appearance().presenting:
+            self._step_aside()                                # another text, another height

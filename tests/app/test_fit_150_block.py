@@ -1,0 +1,84 @@
+"""A teacher's 1024×768 projector with the interface zoom at 150 %, presenting: the R45 lesson's
+block steps (the weight editor beside the plots, the inspector on the right) fit the window, with
+no table scrolling and the window no taller or wider than the projector (the presentation walk
+does not visit this configuration; tests/app/test_fit_150_on_1024x768.py does the same for the
+C4 lesson).
+
+The weight editor's controls are tested alone at the room the step leaves them; the window test
+walks the fitted steps with the walk's own checks and the window's size."""
+from __future__ import annotations
+
+import pytest
+
+from app.explorer.weights_editor import WeightEditor
+from app.widgets.appearance import appearance
+from tests.app.helpers import make_session, settle
+
+
+def _editor(qtbot, height: int) -> WeightEditor:
+    """W_out's editor 258 px wide (its width on the shelf at R45 step 3), `height` px high."""
+    editor = WeightEditor(make_session())
+    qtbot.addWidget(editor)
+    editor.tensor_combo.setCurrentIndex(editor.tensor_combo.findData("W_out"))
+    editor.resize(258, height)
+    editor.show()
+    qtbot.waitExposed(editor)
+    return editor
+
+
+def test_short_of_height_the_cell_s_name_then_its_spin_box_step_aside(qtbot, projector):
+    """R45 step 3: W_out's six rows and the cell's controls made the window 67–88 px taller than
+    the projector. Presenting, short of height, the cell's name (the table frames the cell, its
+    labels name it) and then the spin box (the cell shows the value and takes a typed one) step
+    aside; the table's six rows and the slider stay. With the room, both are back."""
+    projector("zh")
+    editor = _editor(qtbot, 300)
+    controls = editor.cell_controls
+    settle(lambda: editor.height() == 300 or editor.height() == editor.minimumSizeHint().height())
+    assert editor.height() <= 300                         # the editor does not grow for its controls
+    assert not editor.cell_label.isVisible() and not editor.value_spin.isVisible()
+    assert editor.value_slider.isVisible() and editor.table.verticalScrollBar().maximum() == 0
+    controls_least = controls.height()
+    label = editor.cell_label.sizeHint().height() + controls.layout().spacing()
+    editor.resize(258, editor.height() + editor.value_spin.sizeHint().height() + controls.layout().spacing())
+    settle(lambda: editor.value_spin.isVisible())
+    assert not editor.cell_label.isVisible()              # the name first, the spin box next
+    editor.resize(258, editor.height() + label)
+    settle(lambda: editor.cell_label.isVisible() and editor.value_spin.isVisible())
+    assert controls.height() > controls_least
+    editor.resize(258, 300)
+    settle(lambda: not editor.cell_label.isVisible() and not editor.value_spin.isVisible())
+
+
+def test_at_the_desk_the_controls_never_step_aside(qtbot):
+    """At the desk (and at 100 % with the room) the editor keeps every control, as before."""
+    editor = _editor(qtbot, 200)
+    settle(lambda: editor.cell_label.isVisible())
+    assert editor.value_spin.isVisible() and editor.value_slider.isVisible()
+    assert editor.cell_controls.minimumSizeHint().height() == editor.cell_controls.sizeHint().height()
+    appearance().set_presenting(True)
+    editor.resize(258, 400)                              # the room for every control
+    settle(lambda: editor.cell_label.isVisible() and editor.value_spin.isVisible())
+
+
+# --- the lesson's steps in the presenting window ----------------------------------------------------
+FITTED_STEPS = ("b0", "b1", "softmax", "wo-zero")
+
+
+@pytest.mark.window
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_r45_lesson_s_fitted_steps_in_the_presenting_window(qapp, language):
+    """Step 2: W_in's table on the shelf was 38 px too narrow and cut a row (the inspector kept
+    the width); step 3: the window grew 67–88 px for W_out's rows and the cell's controls; steps
+    8 and 9: the inspector's 5×5 and 5×4 tables were 33 and 78–107 px too narrow (the right-hand
+    column at most half the window; step 9: the shelf, the plots and the inspector side by side).
+    Presenting, the shelf takes what the inspector can spare, the controls step aside for the
+    rows, the right-hand column widens for a whole table and, at step 9, the plots (which the step
+    does not name) step aside: no table scrolls and the window stays 1024×768."""
+    from tests.app.present_walk import fitted_steps
+    from tests.app.readability import Config
+    from tests.conftest import ROOT
+    problems = fitted_steps(qapp, Config(1024, 768, 1.5, language),
+                            ROOT / "resources/lessons/r45-ffn-residual-norm.json", FITTED_STEPS,
+                            rules=("scrolling", "figure", "window"))
+    assert not problems, "\n".join(problems)
