@@ -128,14 +128,16 @@ def test_activation_points_are_the_selected_tokens_pre_activations(plots, sessio
     assert x_low <= x.min() and x.max() <= x_high and y_low <= y.min() and y.max() <= y_high
 
 
-def test_restyling_keeps_one_picture_of_each_symbol(plots):
+@pytest.mark.parametrize("tab", ["activation", "mse"])
+def test_restyling_keeps_one_picture_of_each_symbol(plots, tab):
     """A zoom or theme change restyles the plots. pyqtgraph keeps every symbol it draws in a picture
     per scatter, keyed by the pen's and brush's objects: a new pen of the same colour on each
     restyle added a copy of the symbol each time (the soak: +0.6 MB over 5,000 actions). The
-    activation points (and the MSE sweep's marker) take one pen and brush object per colour."""
+    activation points, the MSE sweep's marker and the MSE history's dots take one pen and brush
+    object per colour."""
     from app.widgets.appearance import appearance
-    plots.show_tab("activation")
-    points = plots.activation_points
+    plots.show_tab(tab)
+    points = plots.activation_points if tab == "activation" else plots.history_curve.scatter
 
     def zoom_and_themes() -> int:
         for change in (appearance().zoom_in, appearance().zoom_out, lambda: appearance().set_theme("dark"),

@@ -165,6 +165,16 @@ def point_brush(colour: str):
     return _POINT_STYLES[key]
 
 
+def set_symbol_style(curve: pg.PlotDataItem, pen, brush) -> None:
+    """A curve's symbols in `pen` and `brush` (point_pen/point_brush objects). pyqtgraph's own
+    setSymbolPen/setSymbolBrush copy them, so each theme change gave the curve's scatter new keys
+    and new copies of its symbol (see point_pen); the options take these objects themselves."""
+    if curve.opts["symbolPen"] is pen and curve.opts["symbolBrush"] is brush:
+        return
+    curve.opts["symbolPen"], curve.opts["symbolBrush"] = pen, brush
+    curve.updateItems(styleUpdate=True)
+
+
 def new_plot() -> pg.PlotItem:
     """A plot a learner cannot lose: no menu, no mouse panning, no auto-range button, the
     Unicode minus on number ticks, no "(x0.001)" prefixes. Styled by style_plot."""

@@ -146,8 +146,8 @@ class MseTab(PlotTab):
         self.sweep_marker.setBrush(look.point_brush(look.point_colour()))
         self.sweep_marker.setPen(look.point_pen(look.background(), 2))
         self.history_curve.setPen(pg.mkPen(look.muted(), width=2))
-        self.history_curve.setSymbolBrush(pg.mkBrush(look.curve_colour()))
-        self.history_curve.setSymbolPen(pg.mkPen(look.background()))
+        look.set_symbol_style(self.history_curve, look.point_pen(look.background()),
+                              look.point_brush(look.curve_colour()))
         self.form = None
 
     def _arrange(self) -> None:
