@@ -525,3 +525,21 @@ def test_every_string_of_the_lab_and_every_source_has_chinese():
     assert missing == []
     assert zh["GenerationsLanguage"] == {"en": "zh"} and zh["Labs"]["The block across generations"]
     assert len(lab_sources()["GenerationsPanel"]) >= 20
+
+
+def test_redrawing_a_curve_keeps_one_picture_of_its_symbol(panel, qtbot):
+    """pyqtgraph keeps the symbols a curve draws in a picture keyed by the pen's and brush's objects,
+    and passes the curve's style again on every data update: symbols given as a colour (or no
+    outline as None) became new objects, and a new copy, on each redraw (the soak: ~2 MB over
+    9,000 actions, up to pyqtgraph's bound of 1,000 copies per curve)."""
+    with qtbot.waitSignal(panel.placement.worker.finished, timeout=60_000):
+        panel.set_focus("placement")
+    part = panel.placement
+    layers = part.shown_layers
+    scatters = [curve.scatter for curve in part.curves.values()]
+    part.grab()
+    before = [len(scatter.fragmentAtlas) for scatter in scatters]
+    for _ in range(3):
+        part.draw(layers, part.results[layers])
+        part.grab()
+    assert [len(scatter.fragmentAtlas) for scatter in scatters] == before

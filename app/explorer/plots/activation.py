@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app.explorer.plots import look
 from app.explorer.plots.common import FigureView, PlotTab
 from app.widgets.labels import activation_label
+from app.widgets.symbols import point_brush, point_pen
 from core.analysis import activate_values, activation_curve, activation_range, value_histogram
 from core.functions import ACTIVATION_FORMULAS
 
@@ -83,8 +84,8 @@ class ActivationTab(PlotTab):
         self.y_axis_line.setPen(axis_pen)
         self.clamp_line.setPen(pg.mkPen(look.point_colour(), width=2, style=pg.QtCore.Qt.PenStyle.DashLine))
         self.curve.setPen(pg.mkPen(look.curve_colour(), width=3))
-        self.points.setBrush(look.point_brush(look.point_colour()))
-        self.points.setPen(look.point_pen(look.background(), 1.5))
+        self.points.setBrush(point_brush(look.point_colour()))
+        self.points.setPen(point_pen(look.background(), 1.5))
         self.histogram.setPen(pg.mkPen(look.point_colour(), width=1.5))
         self.histogram.setBrush(pg.mkBrush(look.faint(look.point_colour(), 90)))
         self.histogram_label.setFont(look.font())

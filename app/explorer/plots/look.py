@@ -143,38 +143,6 @@ def faint(colour: str, alpha: int) -> QColor:
 
 
 # --- plot items ----------------------------------------------------------------------------
-_POINT_STYLES: dict[tuple, object] = {}
-
-
-def point_pen(colour: str, width: float = 1.0):
-    """The pen of a scatter's symbols, one object per colour and width: pyqtgraph keeps every
-    symbol it draws in a per-item picture keyed by the pen's and brush's objects (SymbolAtlas), so
-    a new pen of the same colour on each restyle (zoom, theme) added a new copy of the symbol
-    until that picture holds 1,000 of them."""
-    key = ("pen", colour, width)
-    if key not in _POINT_STYLES:
-        _POINT_STYLES[key] = pg.mkPen(colour, width=width)
-    return _POINT_STYLES[key]
-
-
-def point_brush(colour: str):
-    """The brush of a scatter's symbols, one object per colour (see point_pen)."""
-    key = ("brush", colour)
-    if key not in _POINT_STYLES:
-        _POINT_STYLES[key] = pg.mkBrush(colour)
-    return _POINT_STYLES[key]
-
-
-def set_symbol_style(curve: pg.PlotDataItem, pen, brush) -> None:
-    """A curve's symbols in `pen` and `brush` (point_pen/point_brush objects). pyqtgraph's own
-    setSymbolPen/setSymbolBrush copy them, so each theme change gave the curve's scatter new keys
-    and new copies of its symbol (see point_pen); the options take these objects themselves."""
-    if curve.opts["symbolPen"] is pen and curve.opts["symbolBrush"] is brush:
-        return
-    curve.opts["symbolPen"], curve.opts["symbolBrush"] = pen, brush
-    curve.updateItems(styleUpdate=True)
-
-
 def new_plot() -> pg.PlotItem:
     """A plot a learner cannot lose: no menu, no mouse panning, no auto-range button, the
     Unicode minus on number ticks, no "(x0.001)" prefixes. Styled by style_plot."""

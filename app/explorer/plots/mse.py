@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QS
 from app.explorer.plots import look
 from app.explorer.plots.common import FigureView, PlotTab, message_label
 from app.widgets.worker import Worker
+from app.widgets.symbols import point_brush, point_pen, set_symbol_style
 from core.analysis import mse_sweep, sweep_range
 from core.numbers import format_number
 
@@ -143,11 +144,11 @@ class MseTab(PlotTab):
         look.style_plot(self.sweep_plot)
         look.style_plot(self.history_plot)
         self.sweep_curve.setPen(pg.mkPen(look.curve_colour(), width=3))
-        self.sweep_marker.setBrush(look.point_brush(look.point_colour()))
-        self.sweep_marker.setPen(look.point_pen(look.background(), 2))
+        self.sweep_marker.setBrush(point_brush(look.point_colour()))
+        self.sweep_marker.setPen(point_pen(look.background(), 2))
         self.history_curve.setPen(pg.mkPen(look.muted(), width=2))
-        look.set_symbol_style(self.history_curve, look.point_pen(look.background()),
-                              look.point_brush(look.curve_colour()))
+        set_symbol_style(self.history_curve, point_pen(look.background()),
+                              point_brush(look.curve_colour()))
         self.form = None
 
     def _arrange(self) -> None:

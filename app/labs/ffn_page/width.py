@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from app.labs.ffn_page.common import (EDGE_PT, HEADING_PT, NOTE_MARGINS, Part, PlotWidget, new_plot, note_frame,
                                       show_if_room, text_label, tighten)
 from app.widgets.style import font
+from app.widgets.symbols import point_brush, point_pen
 from core.labs.ffn_page import (GPT2_D_FF, GPT2_D_MODEL, VASWANI_BASE_D_FF, VASWANI_D_MODEL, VASWANI_SOURCE,
                                 VASWANI_WIDTH, ffn_parameter_parts, gpt2_ffn_parameters, width_ratio)
 
@@ -23,7 +24,7 @@ class FfnWidthPart(Part):
         d_ff = np.array([row.d_ff for row in VASWANI_WIDTH], dtype=float)
         perplexity = np.array([row.dev_perplexity for row in VASWANI_WIDTH])
         self.curve = self.plot.plot(d_ff, perplexity, pen=pg.mkPen("#0072B2", width=2), symbol="o", symbolSize=11,
-                                    symbolBrush="#0072B2", symbolPen="w")
+                                    symbolBrush=point_brush("#0072B2"), symbolPen=point_pen("w"))
         self.point_labels: list[pg.TextItem] = []
         for k, row in enumerate(VASWANI_WIDTH):
             # off the line: the curve falls from the first point (label above it) into the others

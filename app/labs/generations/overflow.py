@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QW
 from app.labs.generations.common import (BLUE, GREEN, HEADING_PT, ORANGE, VERMILION, Part, PlotView, note,
                                          part_heading)
 from app.widgets.appearance import appearance
+from app.widgets.symbols import point_brush, point_pen
 from core.labs import generations as core
 from core.numbers import format_number, parse_number
 
@@ -70,8 +71,8 @@ class SwigluOverflowPart(Part):
         self.legend(self.plot_item, offset=(10, 10))
         self.exact_curve = self.plot_item.plot([], [], pen=pg.mkPen(BLUE, width=3))
         self.float16_curve = self.plot_item.plot([], [], pen=pg.mkPen(VERMILION, width=2, style=Qt.DashLine))
-        self.bfloat16_curve = self.plot_item.plot([], [], pen=None, symbol="o", symbolSize=4, symbolBrush=ORANGE,
-                                                  symbolPen=None)
+        self.bfloat16_curve = self.plot_item.plot([], [], pen=None, symbol="o", symbolSize=4,
+                                                  symbolBrush=point_brush(ORANGE), symbolPen=point_pen(None))
         self.clamped_curve = self.plot_item.plot([], [], pen=pg.mkPen(GREEN, width=3))
         self.float16_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(VERMILION, width=2, style=Qt.DotLine))
         self.bfloat16_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(ORANGE, width=2, style=Qt.DotLine))

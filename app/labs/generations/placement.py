@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.labs.generations.common import BLUE, ORANGE, CachedRunPart, PlotView, part_heading
+from app.widgets.symbols import point_brush, point_pen
 from core.labs import generations as core
 from core.numbers import format_number
 
@@ -34,7 +35,8 @@ class PlacementPart(CachedRunPart):
         for plot, key in ((self.stream_plot, "stream"), (self.update_plot, "update")):
             for placement, colour, symbol in (("post", BLUE, "o"), ("pre", ORANGE, "t")):
                 self.curves[(key, placement)] = plot.plot([], [], pen=pg.mkPen(colour, width=2), symbol=symbol,
-                                                          symbolSize=6, symbolBrush=colour, symbolPen=None)
+                                                          symbolSize=6, symbolBrush=point_brush(colour),
+                                                          symbolPen=point_pen(None))
         self.result = self.label("genPlacementResult")
         self.lay_out(self.view, self.result)
 

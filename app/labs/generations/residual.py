@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.labs.generations.common import BLUE, ORANGE, CachedRunPart, PlotView, note, part_heading
+from app.widgets.symbols import point_brush, point_pen
 from core.labs import generations as core
 from core.numbers import format_number
 
@@ -40,12 +41,12 @@ class ResidualGrowthPart(CachedRunPart):
         self.plot_item = self.plot(self.view)
         self.legend(self.plot_item, offset=(-10, -50))
         self.expected_curve = self.plot_item.plot([], [], pen=pg.mkPen(BLUE, width=2, style=pg.QtCore.Qt.DashLine))
-        self.measured_curve = self.plot_item.plot([], [], pen=None, symbol="o", symbolSize=5, symbolBrush=BLUE,
-                                                  symbolPen=None)
+        self.measured_curve = self.plot_item.plot([], [], pen=None, symbol="o", symbolSize=5,
+                                                  symbolBrush=point_brush(BLUE), symbolPen=point_pen(None))
         self.remedy_expected_curve = self.plot_item.plot([], [], pen=pg.mkPen(ORANGE, width=2,
                                                                                 style=pg.QtCore.Qt.DashLine))
-        self.remedy_curve = self.plot_item.plot([], [], pen=None, symbol="t", symbolSize=5, symbolBrush=ORANGE,
-                                                symbolPen=None)
+        self.remedy_curve = self.plot_item.plot([], [], pen=None, symbol="t", symbolSize=5,
+                                                symbolBrush=point_brush(ORANGE), symbolPen=point_pen(None))
         self.result = self.label("genResidualResult")
         self.remedy = self.label("genResidualRemedy")
         self.remedy_note = note(self.remedy, object_name="genResidualRemedyNote")
