@@ -36,7 +36,8 @@ given back with malloc_trim; the RSS before that is printed too, and how much of
 memory and how much pages of mapped files such as fonts): after the warm-up (the first 10 % of the
 actions) and at the end.
 With --object-diff the two checkpoints also count Python objects by type and the window's Qt objects
-(by class, and by class, objectName and parent; every widget; every graphics scene's items), and
+(by class, and by class, objectName and parent; every widget; every graphics scene's items) and the
+bytes of every NumPy array by holder (arrays live in the C heap and are not gc objects), and
 print what grew, with the chain of referrers that keeps the newest object of each growing type
 (--tracemalloc N adds tracemalloc's growing lines, N frames deep; slow).
 An action's latency runs from the action until the window has delivered every paint it caused.
