@@ -130,3 +130,35 @@ def test_the_r45_lesson_s_fitted_steps_in_the_presenting_window(qapp, language):
                             ROOT / "resources/lessons/r45-ffn-residual-norm.json", FITTED_STEPS,
                             rules=("scrolling", "figure", "window"))
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.window
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_hidden_units_token_axis_title_leaves_the_maps_titles_alone(qapp, language):
+    """R45 step 2: beside the weights, the hidden-unit maps are one token high under titles of
+    three or four lines, and the token axis's upright title ("token", centred on the axis) was
+    drawn over them. Presenting, it is drawn only where it clears the title."""
+    from app.widgets.worker import settle as finish_background_work
+    from tests.app.readability import Config, close, open_presenting, settle as turns
+    from tests.conftest import ROOT
+    window = open_presenting(qapp, Config(1024, 768, 1.5, language), ROOT / "resources/lessons/r45-ffn-residual-norm.json")
+    try:
+        window.lessons.go(1)
+        turns(qapp)
+        finish_background_work(qapp)
+        turns(qapp, 3)
+        tab = window.findChild(QWidget, "plotsHiddenTab")
+        assert tab.isVisible()
+        drawn = 0
+        for plot in tab.plots:
+            label, title = plot.getAxis("left").label, plot.titleLabel
+            if not (plot.isVisible() and label.isVisible() and title.isVisible()):
+                continue
+            shared = label.sceneBoundingRect().intersected(title.item.sceneBoundingRect())
+            margins = label.document().documentMargin() + title.item.document().documentMargin()
+            over = shared.width() > margins and shared.height() > margins
+            assert not (over and label.opacity() > 0), f"{language}: “{label.toPlainText()}” over the title"
+            drawn += 1
+        assert drawn >= 2                                 # mlp.hook_pre and mlp.hook_post, both checked
+    finally:
+        close(window)
