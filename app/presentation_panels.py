@@ -97,6 +97,7 @@ class StepPanels:
         if self._plots_aside:
             self._plots_aside = False
             self.plots.show()
+        _hold_width(self._editing_home, False)
         if self.shelf is not None:
             self.shelf.hide()
             self.shelf.setParent(None)            # the splitter lets go of it
@@ -196,6 +197,7 @@ class StepPanels:
     def _to_shelf(self, editing: list[QWidget]) -> None:
         home_splitter, home_index = self._inspector_home
         self.shelf = _shelf()
+        _hold_width(editing, True)                # its share is made from its least width: all of it
         for box in editing:
             self._right_layout.removeWidget(box)
             self.shelf.layout().addWidget(box, self._editing_home.get(box, (0, 0))[1])
@@ -345,14 +347,25 @@ class StepPanels:
             return False
         others = [home_splitter.widget(i) for i in range(home_splitter.count())
                   if home_splitter.widget(i).isVisibleTo(home_splitter)]
-        across = (max(_least_width(box) for box in editing)
-                  + sum(_least_width(widget) + home_splitter.handleWidth() for widget in others))
+        _hold_width(editing, True)                # as wide as they would be on the shelf
+        shelf = max(_least_width(box) for box in editing)
+        _hold_width(editing, False)
+        across = shelf + sum(_least_width(widget) + home_splitter.handleWidth() for widget in others)
         return across + main.handleWidth() + _least_width(self.boxes["inspector"]) <= sum(main.sizes()) + main.handleWidth()
 
     def _short_on_the_shelf(self, editing: list[QWidget]) -> int:
         spacing = max(self.shelf.layout().spacing(), 0)
         needed = sum(least_height(box, self.shelf.width()) for box in editing) + spacing * (len(editing) - 1)
         return needed - self.shelf.height()
+
+
+def _hold_width(boxes, held: bool) -> None:
+    """The parts in `boxes` whose texts may step aside while short of width (the block options'
+    rows' names) keep them (`held`: on the shelf) or may again."""
+    for box in boxes:
+        for part in box.findChildren(QWidget):
+            if hasattr(part, "hold_width"):
+                part.hold_width(held)
 
 
 def _table_width(inspector: QWidget) -> int:

@@ -2,7 +2,7 @@
 checks: what must hold in any healthy trace, as core finds it."""
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSignalBlocker
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpinBox,
                                QWidget)
 
@@ -10,8 +10,9 @@ from core.analysis import qk_norm_invariants
 from core.config import ACTIVATIONS, MASKS, MAX_DIM, NORMS, PLACEMENTS
 from core.numbers import format_exact, format_short, parse_number
 
+from app.labs.base import show_only
 from app.session import Change, Session
-from app.widgets.appearance import appearance
+from app.widgets.appearance import ZOOM_MIN, appearance
 from app.widgets.fitted_combo import FittedComboBox
 from app.widgets.flow_layout import FlowLayout
 from app.widgets.labels import activation_label, mask_label, norm_label, placement_label
@@ -89,7 +90,7 @@ class ConfigPanel(QWidget):
             row.addWidget(box)
             flow.addWidget(pair)
         # ε beside the norm it belongs to: one line less than a line of its own.
-        eps_label = QLabel("ε")
+        eps_label = self.eps_label = QLabel("ε")
         eps_label.setBuddy(self.eps)
         self.eps.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
         self.eps.setMaximumWidth(self.eps.fontMetrics().horizontalAdvance("1.2345678e−05") + 12)
@@ -98,6 +99,7 @@ class ConfigPanel(QWidget):
         grid.setContentsMargins(4, 2, 4, 2)
         grid.setVerticalSpacing(3)
         grid.setHorizontalSpacing(6)
+        self.switches, self.sizes = switches, sizes
         grid.addWidget(switches, 0, 0, 1, 4)
         for row, (label, widgets) in enumerate(((self.activation_label, (self.activation,)),
                                                 (self.norm_label, (self.norm, eps_label, self.eps)),
@@ -114,6 +116,7 @@ class ConfigPanel(QWidget):
         grid.setRowStretch(6, 1)                 # a taller box keeps its options together at the top
         self._fit_sizes()
         session.changed.connect(lambda change: change & Change.TRACE and self.refresh())
+        appearance().changed.connect(self._presenting_changed)
         self.retranslate()
         self.refresh()
 
@@ -121,8 +124,70 @@ class ConfigPanel(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.LanguageChange:
             self.retranslate()
+            self._step_aside()
         elif event.type() == QEvent.FontChange:
             self._fit_sizes()
+            self._step_aside()
+
+    # --- presenting, short of width ---------------------------------------------------------
+    # The rows' names (Activation, Norm, Placement, Mask) step aside while the panel is narrower
+    # than they and the widest option need on a projector (150 % on 1024 px: beside the plots and
+    # the inspector, the window grew 30–41 px for them); the options name themselves (ReLU,
+    # LayerNorm, post-norm (after the sum), full (every token sees all)). At the desk, and
+    # wherever the width is enough, the names are shown. At 100 % the window has the width for
+    # them (1024 px and up): nothing steps aside there; nor on the shelf beside the plots, whose
+    # share is made from its least width (app/presentation_panels.py: `hold_width`).
+    _held = False
+
+    def hold_width(self, held: bool) -> None:
+        """`held`: the panel asks for the width that shows its rows' names (its names stay)."""
+        if held != self._held:
+            self._held = held
+            self._presenting_changed()
+
+    def _may_step_aside(self) -> bool:
+        look = appearance()
+        return look.presenting and look.zoom > ZOOM_MIN and not self._held
+
+    def _row_names(self) -> tuple[QLabel, ...]:
+        return (self.activation_label, self.norm_label, self.placement_label, self.mask_label)
+
+    def _least_width(self, names: bool) -> int:
+        """The panel's least width with the rows' names shown (`names`) or aside."""
+        grid = self.layout()
+        spacing = grid.horizontalSpacing()
+        norm_row = sum(widget.minimumSizeHint().width() for widget in (self.norm, self.eps_label, self.eps)) + 2 * spacing
+        fields = max(self.activation.minimumSizeHint().width(), norm_row,
+                     self.placement.minimumSizeHint().width(), self.mask.minimumSizeHint().width())
+        # the names' column and its gap (which stays with the names aside: the whole-width rows
+        # of the switches and the sizes start in that column)
+        fields += spacing + (max(name.minimumSizeHint().width() for name in self._row_names()) if names else 0)
+        margins = grid.contentsMargins()
+        return max(fields, self.switches.minimumSizeHint().width(), self.sizes.minimumSizeHint().width()) \
+            + margins.left() + margins.right()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        least = super().minimumSizeHint()
+        return QSize(self._least_width(False), least.height()) if self._may_step_aside() else least
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        hint = super().sizeHint()
+        if self._may_step_aside() and not self.activation_label.isVisibleTo(self):
+            hint.setWidth(max(hint.width(), self._least_width(True)))   # the width that shows the names
+        return hint
+
+    def _step_aside(self) -> None:
+        """Presenting, the rows' names aside while the width is short of them; else shown."""
+        aside = self._may_step_aside() and self.width() < self._least_width(True)
+        show_only(self._row_names(), self._row_names() if aside else (), self)
+
+    def _presenting_changed(self) -> None:
+        self.updateGeometry()                  # presenting or not: another least width
+        self._step_aside()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._step_aside()
 
     def _fit_sizes(self) -> None:
         """Size boxes as wide as four digits and their arrows (Qt would reserve room for MAX_DIM's

@@ -36,6 +36,18 @@ def hooks_of(config, trace) -> dict[str, str]:
     return shown
 
 
+def _fit_axis_label(plot: pg.PlotItem) -> None:
+    """The token axis's title ("token", turned upright, centred on the axis) drawn only where it
+    stays below the map's title: beside a map one token high under a title of three lines (150 %
+    on a narrow panel) it reached over the title. It keeps its room: nothing moves."""
+    label, title = plot.getAxis("left").label, plot.titleLabel
+    # the texts' own boxes, less their documents' margins (blank)
+    shared = label.sceneBoundingRect().intersected(title.item.sceneBoundingRect())
+    margins = label.document().documentMargin() + title.item.document().documentMargin()
+    over = title.isVisible() and shared.width() > margins and shared.height() > margins
+    label.setOpacity(0.0 if over else 1.0)
+
+
 class HiddenUnitsTab(PlotTab):
     """mlp.hook_pre (and the gate when gated) and mlp.hook_post as token × unit heatmaps."""
 
@@ -53,6 +65,8 @@ class HiddenUnitsTab(PlotTab):
             # the title over the token axis too: a narrow panel then has room for a hook name a line
             heatmap.plot.layout.removeItem(heatmap.plot.titleLabel)
             heatmap.plot.layout.addItem(heatmap.plot.titleLabel, 0, 0, 1, 2)
+            for item in (heatmap.plot.getAxis("left"), heatmap.plot.titleLabel):
+                item.geometryChanged.connect(lambda plot=heatmap.plot: _fit_axis_label(plot))
         self.bar = look.colour_bar(DIVERGING, (-1.0, 1.0))
         self.bar.setImageItem([m.image for m in self.maps.values()])
         self.take_out(*self.plots, self.bar)
