@@ -89,7 +89,7 @@ def default_view(model: Model) -> tuple[int, int, int]:
 @dataclass(frozen=True)
 class TextView:
     """One text through the model: which part is read, which characters are unknown, the trace
-    (KEPT_HOOKS of each layer and the logits)."""
+    (KEPT_HOOKS of each layer and the last position's logits)."""
     text: str
     window: Window
     run: TextRun
@@ -117,20 +117,22 @@ class TextView:
 
 # What the lab keeps of a run: the stream into each layer (a layer opened in the explorer), its
 # hidden units (the maps, the tables), the stream out of it (the next layer's input when a run goes
-# on from a layer) and the logits. The other ~20 hooks of every layer are dropped when the run is
-# made: a page of 128 characters is 31 MB with every hook and 7 MB with these, and the lab holds a
+# on from a layer) and the last position's logits (the next character: all the lab predicts). The other
+# ~20 hooks of every layer, and the other positions' logits, are dropped when the run is
+# made: a page of 128 characters is 31 MB with every hook and 5 MB with these, and the lab holds a
 # run as long as it shows it (two when a knock-out or an edit changes it).
 KEPT_HOOKS = ("hook_resid_pre", "mlp.hook_post", "hook_resid_post")
 
 
 def _kept(trace: ModelTrace, given: Trace | None = None) -> ModelTrace:
     """`trace` with KEPT_HOOKS of each layer (`given`, a layer computed elsewhere, is kept whole:
-    its owner holds it anyway) and the logits. Layers already kept are the same objects."""
+    its owner holds it anyway) and the last position's logits, (1, vocab). Layers already kept are the
+    same objects."""
     blocks = [block if block is given or tuple(block) == KEPT_HOOKS
               else Trace({name: block[name] for name in KEPT_HOOKS}, block.position_offset)
               for block in trace.blocks]
     return ModelTrace(trace.ids, trace.position_offset, trace.embed, blocks,
-                      {"hook_logits": trace.logits}, trace.ablation)
+                      {"hook_logits": trace.logits[-1:].copy()}, trace.ablation)
 
 
 def run_text(model: Model, text: str, *, ablation: Ablation = NO_ABLATION, position_offset: int | None = None,
