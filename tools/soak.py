@@ -244,6 +244,12 @@ def malloc_in_use_mb() -> float:
         return float("nan")
 
 
+def _key(key) -> str:
+    """A dict key as the census names it: a string's or number's repr, else its type (the repr of a
+    Qt wrapper whose object is gone raises)."""
+    return repr(key) if isinstance(key, (str, int, float)) else type(key).__name__
+
+
 def numpy_bytes_by_holder() -> "Counter[str]":
     """The bytes of every NumPy array Python can reach (each array's data counted once, at the array
     that owns it), by what holds it: `Class.attribute` for an object's attribute, `dict['key']`, or the
@@ -267,7 +273,7 @@ def numpy_bytes_by_holder() -> "Counter[str]":
         elif depth < 3 and not gc.is_tracked(value):     # gc does not list it: look inside here
             if isinstance(value, dict):
                 for key, item in value.items():
-                    count(f"{where}[{key!r}]", item, depth + 1)
+                    count(f"{where}[{_key(key)}]", item, depth + 1)
             elif isinstance(value, (tuple, list)):
                 for item in value:
                     count(f"{where}[]", item, depth + 1)
@@ -279,7 +285,7 @@ def numpy_bytes_by_holder() -> "Counter[str]":
         except Exception:                                   # a wrapper whose C++ object is gone
             attributes = None
         if isinstance(holder, dict):
-            pairs = [(f"dict[{key!r}]", value) for key, value in holder.items()]
+            pairs = [(f"dict[{_key(key)}]", value) for key, value in holder.items()]
         elif isinstance(attributes, dict):
             pairs = [(f"{name}.{key}", value) for key, value in attributes.items()]
             pairs += [(name, value) for value in gc.get_referents(holder) if value is not attributes]
@@ -289,6 +295,14 @@ def numpy_bytes_by_holder() -> "Counter[str]":
             count(where, value)
     held["<all arrays>"] = sum(held.values())
     return held
+
+
+def numpy_moves(first: "Counter[str]", last: "Counter[str]", at_least: int = 10_000) -> list[tuple[str, int]]:
+    """(holder, change in bytes) between two NumPy censuses, largest change first, by `at_least`."""
+    moves = last.copy()
+    moves.subtract(first)
+    return sorted(((name, change) for name, change in moves.items()
+                   if name != "<all arrays>" and abs(change) >= at_least), key=lambda move: -abs(move[1]))
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -1040,11 +1054,9 @@ class Soak:
               f"{len(QApplication.topLevelWidgets())}, python objects {len(gc.get_objects())}", flush=True)
         if len(self.censuses) >= 2:            # with --object-diff: the NumPy arrays' bytes too
             first, last = self.censuses[0]["numpy"], self.censuses[-1]["numpy"]
-            moved = sorted(((last.get(n, 0) - first.get(n, 0), n) for n in set(first) | set(last)
-                            if n != "<all arrays>"), key=lambda change: -abs(change[0]))
+            moved = "; ".join(f"{name} {change / 2**20:+.2f}" for name, change in numpy_moves(first, last)[:4])
             print(f"  NumPy arrays {last['<all arrays>'] / 2**20:.1f} MB "
-                  f"({(last['<all arrays>'] - first['<all arrays>']) / 2**20:+.1f}); moved most: " + "; ".join(
-                      f"{name} {change / 2**20:+.2f}" for change, name in moved[:4] if abs(change) >= 10_000), flush=True)
+                  f"({(last['<all arrays>'] - first['<all arrays>']) / 2**20:+.1f}); moved most: {moved}", flush=True)
 
     def census(self) -> dict:
         """With --object-diff: Python objects by type, and what Python does not see: the window's QObject
@@ -1124,14 +1136,11 @@ class Soak:
             print(f"growing {kind} types (first checkpoint -> last):")
             for name, change in rows + shrunk:
                 print(f"  {change:+8d}  {name} ({first[kind].get(name, 0)} -> {last[kind].get(name, 0)})")
-        arrays = last["numpy"].copy()
-        arrays.subtract(first["numpy"])
         print(f"NumPy arrays' bytes (first checkpoint -> last): {first['numpy']['<all arrays>'] / 2**20:.1f} -> "
               f"{last['numpy']['<all arrays>'] / 2**20:.1f} MB; the holders that changed most:")
-        for name, change in sorted(arrays.items(), key=lambda item: -abs(item[1]))[:12]:
-            if name != "<all arrays>" and abs(change) >= 10_000:
-                print(f"  {change / 2**20:+9.2f} MB  {name} ({first['numpy'].get(name, 0) / 2**20:.2f} -> "
-                      f"{last['numpy'].get(name, 0) / 2**20:.2f})")
+        for name, change in numpy_moves(first["numpy"], last["numpy"])[:12]:
+            print(f"  {change / 2**20:+9.2f} MB  {name} ({first['numpy'].get(name, 0) / 2**20:.2f} -> "
+                  f"{last['numpy'].get(name, 0) / 2**20:.2f})")
         print("  the largest holders at the last checkpoint: " + "; ".join(
             f"{name} {size / 2**20:.1f} MB" for name, size in last["numpy"].most_common(7)[1:]))
         growth = last["python"].copy()
