@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QS
 
 from app.explorer.plots import look
 from app.explorer.plots.common import FigureView, PlotTab, message_label
-from app.widgets.worker import Worker
 from app.widgets.symbols import point_brush, point_pen, set_symbol_style
+from app.widgets.worker import Worker
 from core.analysis import mse_sweep, sweep_range
 from core.numbers import format_number
 
@@ -147,8 +147,7 @@ class MseTab(PlotTab):
         self.sweep_marker.setBrush(point_brush(look.point_colour()))
         self.sweep_marker.setPen(point_pen(look.background(), 2))
         self.history_curve.setPen(pg.mkPen(look.muted(), width=2))
-        set_symbol_style(self.history_curve, point_pen(look.background()),
-                              point_brush(look.curve_colour()))
+        set_symbol_style(self.history_curve, point_pen(look.background()), point_brush(look.curve_colour()))
         self.form = None
 
     def _arrange(self) -> None:

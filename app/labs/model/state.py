@@ -346,7 +346,7 @@ class ModelLabState(QObject):
     # --- the explorer -------------------------------------------------------------------------
     def is_linked(self) -> bool:
         """Whether the Session still holds the layer this lab opened (maybe edited)."""
-        return self.link is not None and self.link.scenario is not None and self.session.loaded is self.link.scenario
+        return self.link is not None and self.session.loaded is self.link.scenario     # None once let go
 
     def _weights_facts(self) -> tuple[tuple[str, ...], frozenset[int]]:
         """(changed weight names, knocked-out neurons) of the explorer's layer, computed once per
