@@ -110,6 +110,9 @@ class MainWindow(QMainWindow):
 
         self.mse_label = SteadyLabel()          # its live number: no relayout of the window per edit
         self.mse_label.setObjectName("statusMse")
+        # Opaque, in the window's colour (the status bar draws nothing under it): a new MSE repaints
+        # the label alone, not the status bar and the window behind it as well.
+        self.mse_label.setAutoFillBackground(True)
         self.statusBar().addPermanentWidget(self.mse_label)
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         session.changed.connect(self._on_changed)
