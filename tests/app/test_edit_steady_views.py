@@ -256,3 +256,22 @@ def test_an_edit_sets_only_the_cell_numbers_that_changed_and_places_none_again(q
             assert shown == numbers.format(numbers.values)                 # the new numbers, in order
     assert calls["setText"] > 0                                              # (the edits changed numbers)
     assert calls["setPos"] == 0 and calls["setVisible"] == 0, calls
+
+
+def test_the_diagram_asks_once_per_edit_whether_a_value_is_not_finite(qtbot, qapp, monkeypatch):
+    """Each redrawn node asked twice (its marks, its border); the answer is one for the trace."""
+    from app.explorer import finite_marks
+    from app.explorer.dataflow import DataflowView
+    session = make_session()
+    view = show(qtbot, DataflowView(session), 900, 500)
+    settle()
+    asked = []
+    plain = finite_marks.FiniteWatch.any_severe
+    monkeypatch.setattr(finite_marks.FiniteWatch, "any_severe", lambda self: asked.append(1) or plain(self))
+    for value in BENCH_VALUES[:4]:
+        asked.clear()
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+        assert len(asked) == 1, value
+    assert all(node.problem is None for node in view.flow.layout.nodes.values())
+    # (an overflow marks its nodes and an edit back unmarks them: tests/app/test_extreme_numbers.py)
