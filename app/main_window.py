@@ -246,6 +246,9 @@ class MainWindow(QMainWindow):
             self.labs[panel] = widget
             page = QSplitter(Qt.Vertical)
             page.setObjectName(f"labPage_{panel}")
+            # Opaque, in the window's colour (nothing behind it draws more): a lab's live numbers
+            # repaint the lab, not the work area, the splitter and the window behind it as well.
+            page.setAutoFillBackground(True)
             page.addWidget(widget)
             self.work.addWidget(page)
             self._only_the_shown_page_counts()

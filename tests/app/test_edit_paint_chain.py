@@ -80,3 +80,25 @@ def test_a_group_box_backdrop_draws_what_was_behind_it(qtbot):
     inner = backdrop.findChild(GroupBoxBackdrop)
     corner = inner.mapTo(backdrop, inner.rect().topLeft())
     assert drawn.pixelColor(corner) != backdrop.palette().window().color()
+
+
+def test_an_edit_on_a_lab_page_repaints_the_lab_not_the_window_behind_it(blocklab_open):
+    """The C4 lesson's lab page (the XOR lab, its numbers live): the page is opaque, so the work
+    area, the splitter and the window are not painted again under the lab's new numbers."""
+    from tests.app.test_c4_lesson import C4
+    lab = blocklab_open(C4)
+    window = lab.window
+    window.lessons.go(window.lessons.lesson.step_index("collapse"))
+    settle()
+    page = window.findChild(QWidget, "labPage_xor")
+    assert page is not None and page.isVisible()
+    assert lab.session.set_value("W_in", (0, 0), 1.5)    # (the first edit: not counted)
+    settle()
+    behind = Paints([window, window.findChild(QWidget, "mainSplitter"), window.findChild(QWidget, "workArea")])
+    lab_paints = Paints([page])
+    for value in BENCH_VALUES:
+        behind.count = lab_paints.count = 0
+        assert lab.session.set_value("W_in", (0, 0), value)
+        settle()
+        assert lab_paints.count >= 1, value               # the lab shows the edit …
+        assert behind.count == 0, value                   # … and nothing behind it is painted again
