@@ -110,6 +110,9 @@ class MainWindow(QMainWindow):
 
         self.mse_label = SteadyLabel()          # its live number: no relayout of the window per edit
         self.mse_label.setObjectName("statusMse")
+        # Opaque, in the window's colour (the status bar draws nothing under it): a new MSE repaints
+        # the label alone, not the status bar and the window behind it as well.
+        self.mse_label.setAutoFillBackground(True)
         self.statusBar().addPermanentWidget(self.mse_label)
         session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         session.changed.connect(self._on_changed)
@@ -243,6 +246,9 @@ class MainWindow(QMainWindow):
             self.labs[panel] = widget
             page = QSplitter(Qt.Vertical)
             page.setObjectName(f"labPage_{panel}")
+            # Opaque, in the window's colour (nothing behind it draws more): a lab's live numbers
+            # repaint the lab, not the work area, the splitter and the window behind it as well.
+            page.setAutoFillBackground(True)
             page.addWidget(widget)
             self.work.addWidget(page)
             self._only_the_shown_page_counts()

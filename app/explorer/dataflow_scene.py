@@ -241,6 +241,7 @@ class DataflowScene(SceneQueries, QGraphicsScene):
         """Redraw the nodes whose array, shown token or head, or limit changed. With check_limits
         (after an edit) a limit is widened — never narrowed — when a value goes past it."""
         trace, token, head, limits = self.session.trace, self._token(), self._head(), self._limits
+        severe = finite_marks.watch_for(self.session).any_severe()     # asked once, not twice per node
         for hook, node in self.layout.nodes.items():
             array = trace[hook]
             drawn = self._drawn.get(hook)
@@ -260,7 +261,7 @@ class DataflowScene(SceneQueries, QGraphicsScene):
                     node.set_token(token)
             elif fresh or drawn[1:] != (token, shown_head, limit):
                 row = array[shown_head, token] if array.ndim == 3 else array[token]
-                marks = self._severe_marks(hook)
+                marks = self._severe_marks(hook) if severe else None
                 before = self._rows.get(hook)
                 if marks is None and before is not None and drawn is not None \
                         and drawn[1:] == (token, shown_head, limit) and np.array_equal(row, before):
@@ -273,7 +274,10 @@ class DataflowScene(SceneQueries, QGraphicsScene):
                     node.set_values(row, limit, marks, words, alarm)
                     self._rows[hook] = row.copy() if marks is None else None
             if fresh:
-                self._mark_problem(hook, node)
+                if severe:
+                    self._mark_problem(hook, node)
+                elif node.problem is not None:
+                    node.set_problem(None)
             self._drawn[hook] = (array, token, shown_head, limit)
 
     def _severe_marks(self, hook: str):

@@ -21,6 +21,7 @@ QWIDGETSIZE_MAX = (1 << 24) - 1            # Qt's "no maximum"
 
 
 class InspectorStanding:
+    _gloss_widths: tuple | None = None           # (what they were measured for, px the glossed labels add)
     # --- a row too wide: standing ----------------------------------------------------------------
     def _standing_side(self) -> QVBoxLayout:
         """The note that says a standing table is the same row (`turned_note`, hidden while it lies
@@ -161,10 +162,16 @@ class InspectorStanding:
         glossed = False
         if model.rowCount() >= 2 and not model.transposed and model.array.shape[0] == len(tokens) \
                 and any(i18n.gloss(token) for token in tokens):
-            metrics = self.table.verticalHeader().fontMetrics()
-            shown = max(metrics.horizontalAdvance(str(model.headerData(r, Qt.Orientation.Vertical)))
-                        for r in range(len(tokens)))
-            longer = max(metrics.horizontalAdvance(i18n.glossed(token)) for token in tokens) - shown
+            # The labels' widths are measured once per tokens, font, language and labels shown:
+            # an edit's new numbers (this runs after each) change none of them.
+            header = self.table.verticalHeader()
+            key = (tuple(tokens), header.font().key(), i18n.language(), model.glossed_rows)
+            if self._gloss_widths is None or self._gloss_widths[0] != key:
+                metrics = header.fontMetrics()
+                shown = max(metrics.horizontalAdvance(str(model.headerData(r, Qt.Orientation.Vertical)))
+                            for r in range(len(tokens)))
+                self._gloss_widths = (key, max(metrics.horizontalAdvance(i18n.glossed(token)) for token in tokens) - shown)
+            longer = self._gloss_widths[1]
             glossed = self.table.content_width() + (longer if not model.glossed_rows else 0) \
                 <= self._inner_width(self.width())
         if glossed != model.glossed_rows:

@@ -29,6 +29,7 @@ from app.widgets.appearance import appearance
 from app.widgets.fitted_combo import FittedComboBox
 from app.widgets.flow_layout import FlowLayout
 from app.widgets.menus import exec_once
+from app.widgets.opaque import GroupBoxBackdrop
 from core.finite import FLOAT16_MAX, Cell
 from core.formats.scenario import MAX_ABS_VALUE
 from core.numbers import format_exact, format_number, parse_number
@@ -709,7 +710,7 @@ class WeightEditor(QWidget):
         return self.tensor_actions.import_tensor(path)
 
 
-class CellControls(QWidget):
+class CellControls(GroupBoxBackdrop):
     """Under the table: the selected cell's name and value, a spin box to type or step it and a
     slider to drag it. The slider's scale is honest: its ends are the values −L and +L printed
     beside it, the handle sits at the cell's value, and L = ±max(2, 2|v|) rounded up (2, 5, 10 …)

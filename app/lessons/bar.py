@@ -74,6 +74,9 @@ class LessonBar(QWidget):
         self.caption.setTextFormat(Qt.RichText)
         self.caption.setTextInteractionFlags(Qt.TextSelectableByMouse)   # no link is followed, none opened
         self.caption.setOpenExternalLinks(False)
+        # Opaque, in the bar's own colour (its palette is the bar's): a new number repaints the
+        # caption alone, not the bar and the fence behind it as well.
+        self.caption.setAutoFillBackground(True)
         self.question = QLabel()
         self.question.setObjectName("lessonQuestion")
         self.question.setWordWrap(True)

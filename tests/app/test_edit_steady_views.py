@@ -227,3 +227,51 @@ def test_the_checks_word_an_edit_only_where_a_verdict_changed(qtbot, qapp, monke
     from app.widgets.style import format_number
     assert label.toolTip().split("\n")[1] == ", ".join(format_number(float(v)) for v in inv.values.ravel())
     assert panel.tooltip_of(key) == label.toolTip()
+
+
+def test_an_edit_sets_only_the_cell_numbers_that_changed_and_places_none_again(qtbot, qapp, monkeypatch):
+    """A hidden-unit map's numbers: an edit sets the texts and inks that changed; it neither
+    places an item again nor shows a shown one again (pyqtgraph fits a TextItem's transform
+    whenever it is shown). The numbers read the new values."""
+    import pyqtgraph as pg
+
+    from app.explorer.plots import PlotsPanel
+    session = make_session("r45-ffn.json")
+    panel = show(qtbot, PlotsPanel(session), 800, 450)
+    panel.show_tab("hidden")
+    settle()
+    calls = {"setPos": 0, "setVisible": 0, "setText": 0}
+    for name in calls:
+        plain = getattr(pg.TextItem, name)
+        monkeypatch.setattr(pg.TextItem, name, lambda self, *a, name=name, plain=plain, **k:
+                            calls.__setitem__(name, calls[name] + 1) or plain(self, *a, **k))
+    numbered = [heatmap for heatmap in panel.hidden_tab.maps.values() if heatmap.numbers.shown_items()]
+    assert numbered
+    for value in BENCH_VALUES[:6]:
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+        for heatmap in numbered:
+            numbers = heatmap.numbers
+            shown = [item.toPlainText() for item in numbers.shown_items()]
+            assert shown == numbers.format(numbers.values)                 # the new numbers, in order
+    assert calls["setText"] > 0                                              # (the edits changed numbers)
+    assert calls["setPos"] == 0 and calls["setVisible"] == 0, calls
+
+
+def test_the_diagram_asks_once_per_edit_whether_a_value_is_not_finite(qtbot, qapp, monkeypatch):
+    """Each redrawn node asked twice (its marks, its border); the answer is one for the trace."""
+    from app.explorer import finite_marks
+    from app.explorer.dataflow import DataflowView
+    session = make_session()
+    view = show(qtbot, DataflowView(session), 900, 500)
+    settle()
+    asked = []
+    plain = finite_marks.FiniteWatch.any_severe
+    monkeypatch.setattr(finite_marks.FiniteWatch, "any_severe", lambda self: asked.append(1) or plain(self))
+    for value in BENCH_VALUES[:4]:
+        asked.clear()
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+        assert len(asked) == 1, value
+    assert all(node.problem is None for node in view.flow.layout.nodes.values())
+    # (an overflow marks its nodes and an edit back unmarks them: tests/app/test_extreme_numbers.py)

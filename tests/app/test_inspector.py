@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QTableView
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QPlainTextEdit, QTableView
 
 from app.explorer.inspector import Inspector
 from tests.app.helpers import settle, show
@@ -445,3 +445,22 @@ def test_a_row_too_wide_for_the_inspector_stands_up_labelled_and_exports_as_it_i
     assert table.currentIndex().row() == 0 and table.currentIndex().column() == 1
     settle(lambda: table.horizontalScrollBar().maximum() == 0)
     assert sideways_tables(widget) == []
+
+
+def test_an_edit_measures_no_row_label_again(inspector, session, monkeypatch):
+    """Whether the glossed labels fit is decided after every edit; the labels' widths are those of
+    the tokens, the font and the language, measured once (Issue 13: an edit's work)."""
+    from app import i18n
+    session.select(hook="hook_resid_post")
+    settle(lambda: row_labels(inspector)[0] == "小明 Xiaoming")
+    measured = []
+    plain = i18n.glossed
+    monkeypatch.setattr(i18n, "glossed", lambda token: measured.append(token) or plain(token))
+    for value in (0.625, -1.375, 2.125):
+        assert session.set_value("W_in", (0, 0), value)
+        for _ in range(3):
+            QApplication.processEvents()
+    assert measured == []
+    assert row_labels(inspector)[:2] == ["小明 Xiaoming", "把 (object marker)"]
+    inspector.resize(300, 420)                              # (the room still decides: tokens alone)
+    settle(lambda: row_labels(inspector)[0] == "小明")

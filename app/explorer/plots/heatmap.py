@@ -50,6 +50,11 @@ class CellNumbers:
     def __init__(self, plot: pg.PlotItem):
         self.plot = plot
         self.items: list[pg.TextItem] = []
+        # What each item shows (its text and ink), and the column count the items are placed for:
+        # an edit's new numbers set only the texts and inks that changed, and place nothing again.
+        self._texts: list[str | None] = []
+        self._inks: list[str | None] = []
+        self._columns = 0
         self.values: np.ndarray | None = None
         self.format: Callable[[np.ndarray], list[str]] = lambda values: []
         self.colour_positions: Callable[[np.ndarray], np.ndarray] = lambda values: values
@@ -81,7 +86,7 @@ class CellNumbers:
         if len(self.items) > count:
             for item in self.items[count:]:
                 self.plot.removeItem(item)
-            del self.items[count:]
+            del self.items[count:], self._texts[count:], self._inks[count:]
 
     def restyle(self) -> None:
         for item in self.items:
@@ -139,23 +144,35 @@ class CellNumbers:
 
     def _draw(self, values: np.ndarray, texts: list[str]) -> None:
         rows, columns = values.shape
+        placed = self._columns == columns             # (a new item is placed below, as it is made)
         while len(self.items) < rows * columns:
+            n = len(self.items)
             item = pg.TextItem(anchor=(0.5, 0.5))
             item.setFont(look.font())
             item.setZValue(10)
+            item.setPos(n % columns + 0.5, n // columns + 0.5)
             self.plot.addItem(item, ignoreBounds=True)
             self.items.append(item)
+            self._texts.append(None)
+            self._inks.append(None)
         colours = text_colours_on_map(self.colour_map, self.colour_positions(values.ravel()))
+        shown_texts, inks = self._texts, self._inks
         for n, item in enumerate(self.items):
             if n >= rows * columns:
-                item.setVisible(False)
+                if item.isVisible():
+                    item.setVisible(False)
                 continue
-            if item.toPlainText() != texts[n]:
+            if shown_texts[n] != texts[n]:
                 item.setText(texts[n])
-            if item.color.name() != colours[n]:
+                shown_texts[n] = texts[n]
+            if inks[n] != colours[n]:
                 item.setColor(colours[n])
-            item.setPos(n % columns + 0.5, n // columns + 0.5)
-            item.setVisible(True)
+                inks[n] = colours[n]
+            if not placed:
+                item.setPos(n % columns + 0.5, n // columns + 0.5)
+            if not item.isVisible():
+                item.setVisible(True)                 # (pyqtgraph's TextItem then fits its transform)
+        self._columns = columns
         self.visible = True
 
     def shown_items(self) -> list[pg.TextItem]:
