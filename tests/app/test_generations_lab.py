@@ -149,6 +149,21 @@ def test_side_by_side_lists_the_common_hooks_and_their_difference(qtbot, session
     assert part.pair() == ("gpt2", "llama")
 
 
+def _map_picture_formats(qtbot, session) -> list:
+    """The formats of the pictures the side-by-side maps draw from, painted (plain values only)."""
+    from app.labs.generations.compare import GenerationsComparePart
+    part = show(qtbot, GenerationsComparePart(session), 900, 700)
+    part.set_pair("original", "anchor")
+    part.grab()
+    return [image.qimage.format() if image.qimage is not None else None for image in part.maps]
+
+
+def test_the_side_by_side_maps_are_drawn_from_32_bit_colour(qtbot, session):
+    """Not Qt's slow indexed path, every paint (the explorer's MapImage)."""
+    from PySide6.QtGui import QImage
+    assert _map_picture_formats(qtbot, session) == [QImage.Format.Format_ARGB32_Premultiplied] * 3
+
+
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_presenting_the_stacked_maps_token_labels_never_overlap(qtbot, session, language):
     """On a 1024×768 projector the three maps stand one above the other beside the table, each

@@ -551,6 +551,23 @@ def test_the_heatmaps_neuron_labels_never_pile_up(qtbot):
         assert len(ticks) >= 3                                                   # still labelled
 
 
+def _heatmap_picture_format(qtbot):
+    """The format of the picture a painted heatmap draws from (a plain value: a failing test's
+    traceback holding the heatmap crashed pyqtgraph's close)."""
+    from app.labs.model.heatmap import NeuronHeatmap
+    heatmap = show(qtbot, NeuronHeatmap("heatmap"), 600, 200)
+    heatmap.set_data(np.linspace(-1.0, 1.0, 688 * 40).reshape(688, 40), np.arange(688), ["字"] * 40, 1.0)
+    heatmap.grab()                                                   # a paint renders the picture
+    return heatmap.image.qimage.format()
+
+
+def test_the_heatmap_is_drawn_from_32_bit_colour(qtbot):
+    """pyqtgraph renders a colour-mapped matrix as an 8-bit indexed picture, which Qt converts and
+    scales on its slow path at every paint; the heatmap keeps the 32-bit one (the explorer's MapImage)."""
+    from PySide6.QtGui import QImage
+    assert _heatmap_picture_format(qtbot) == QImage.Format.Format_ARGB32_Premultiplied
+
+
 def _ink_rows(image, top: int = 0) -> list[int]:
     """The pixel rows of `image` from `top` down that hold dark ink."""
     return [y for y in range(top, image.height())

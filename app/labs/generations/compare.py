@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QBoxLayout, QComboBox, QHBoxLa
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app import i18n
+from app.explorer.plots.heatmap import MapImage
 from app.labs.generations.common import (HEADING_PT, TICK_PT, Part, PlotView, generation_name, generation_of,
                                          part_heading, preset_trace, sized_font)
 from app.labs.fonts import fit_table
@@ -112,7 +113,7 @@ class GenerationsComparePart(Part):
             plot = self.plot(view)
             plot.invertY(True)
             plot.setAspectLocked(False)
-            image = pg.ImageItem(axisOrder="row-major")
+            image = MapImage(axisOrder="row-major")          # drawn from 32-bit colour: the fast path
             image.setLookupTable(DIVERGING_LUT)
             plot.addItem(image)
             self.maps.append(image)

@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QFontMetricsF
 
+from app.explorer.plots.heatmap import MapImage
 from app.labs.model.common import shown_char
 from app.widgets import style
 from app.widgets.appearance import appearance
@@ -39,7 +40,7 @@ class NeuronHeatmap(pg.GraphicsLayoutWidget):
         self.plot = style.quiet_plot(self.addPlot(), appearance().points(TICK_PT))
         self.plot.invertY(True)
         self.plot.setMouseEnabled(x=False, y=True)        # wheel-zoom through many neurons
-        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image = MapImage(axisOrder="row-major")     # drawn from 32-bit colour: the fast path
         self.image.setLookupTable(style.DIVERGING_LUT)
         self.plot.addItem(self.image)
         self.marker = pg.InfiniteLine(angle=0, movable=False)
