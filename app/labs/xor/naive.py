@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QMargins, QRectF, QSignalBlocker, Qt
-from PySide6.QtWidgets import (QComboBox, QFrame, QGraphicsItem, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QScrollArea, QSlider, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSlider,
+                               QVBoxLayout, QWidget)
 
 from app.labs.xor.common import (FLOOR_COLOUR, POINT_COLOUR, SEQUENTIAL, SLIDER_SCALE, TEXT_PT, TICK_PT, axis_label,
                                  graphics, label, new_plot, plot_title, set_points, trimmed)
@@ -94,7 +94,6 @@ class XorNaivePart(QWidget):
         self.curve_plot = new_plot()
         self.curve_view.addItem(self.curve_plot)
         self.curve_item = self.curve_plot.plot([], [], pen=pg.mkPen("#0072B2", width=2.5))
-        self.curve_item.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # as the landscape's image
         self.curve_point = pg.ScatterPlotItem(size=12, brush=pg.mkBrush(POINT_COLOUR), pen=pg.mkPen("#222222"))
         self.curve_plot.addItem(self.curve_point)
         self.floor_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(FLOOR_COLOUR, width=1.5, style=Qt.PenStyle.DashLine),
@@ -115,9 +114,6 @@ class XorNaivePart(QWidget):
         self.landscape_view.addItem(self.landscape_plot, 0, 0)
         self.landscape_image = pg.ImageItem()
         self.landscape_image.setLookupTable(SEQUENTIAL.getLookupTable(0.0, 1.0, 256))
-        # drawn from a pixmap at the screen's resolution: a moved dot repaints the image beneath
-        # it as a copy, not as a scaled image (a new image, or a resized view, draws it afresh)
-        self.landscape_image.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         step = (high - low) / (GRID_POINTS - 1)
         self.landscape_rect = QRectF(low - step / 2, low - step / 2, high - low + step, high - low + step)
         self.landscape_plot.addItem(self.landscape_image)
