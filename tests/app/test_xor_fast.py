@@ -5,7 +5,7 @@ re-laying out the page. What is shown stays what core computes. Counted, never t
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QImage
 from PySide6.QtWidgets import QApplication, QLabel, QSlider
 
 from app.labs.xor.common import SLIDER_SCALE
@@ -125,3 +125,27 @@ def test_the_scale_slider_repaints_its_number_without_re_laying_out_the_page(qtb
     smaller.setPointSizeF(bigger.pointSizeF() / 2.5)
     value.setFont(smaller)
     assert value.size() == size
+
+
+def test_the_heatmaps_are_drawn_from_32_bit_pictures_of_the_same_colours(lab_panel):
+    """Qt draws an 8-bit indexed picture scaled and flipped through its slow path, looking every
+    pixel up in the colour table on every paint: the maps' pictures are 32-bit, pixel for pixel
+    the colours pyqtgraph's indexed picture has."""
+    session, panel = lab_panel
+    images = []
+    for part, name in (("naive", "landscape_image"), ("neurons", "neuron_images")):
+        panel.set_focus(part)
+        settle()
+        found = getattr(panel.part(part), name)
+        images += found if isinstance(found, list) else [found]
+    assert session.set_value("W_in", (0, 0), 0.625)
+    settle()
+    assert len(images) == 3
+    for image in images:
+        assert image.qimage.format() == QImage.Format.Format_ARGB32_Premultiplied
+        plain = pg.ImageItem()
+        plain.setLookupTable(image.lut)
+        plain.setImage(image.image, levels=image.levels)
+        plain.render()
+        assert plain.qimage.format() == QImage.Format.Format_Indexed8          # what pyqtgraph makes
+        assert plain.qimage.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied) == image.qimage

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QBoxLayout, QVBoxLayout, QWidget
 
 from app import i18n
 from app.labs.base import show_only
-from app.labs.xor.common import (TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, set_text,
+from app.labs.xor.common import (TEXT_PT, TICK_PT, HeatmapImage, axis_label, esc, graphics, label, new_plot, set_text,
                                  steady_plot_title, trimmed)
 from app.widgets.appearance import appearance
 from app.widgets.style import DIVERGING, DIVERGING_LUT, font, limit_for, minus_ticks
@@ -46,7 +46,7 @@ class XorNeuronsPart(QWidget):
         self.map_rect = QRectF(-half, -half, 1 + 2 * half, 1 + 2 * half)
         for j in range(2):
             plot = new_plot()
-            image = pg.ImageItem()
+            image = HeatmapImage()
             image.setLookupTable(DIVERGING_LUT)
             plot.addItem(image)
             points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#ffffff"), pen=pg.mkPen("#111111", width=2))
