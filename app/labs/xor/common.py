@@ -7,7 +7,6 @@ from functools import partial
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel
 
 from app.explorer.plots.residual import round_out
@@ -256,18 +255,6 @@ def _title_in_place(title: pg.LabelItem, text: str) -> bool:
         return True
     title.updateMin()
     return False
-
-
-class HeatmapImage(pg.ImageItem):
-    """An ImageItem whose rendered picture is 32-bit colour, not 8-bit indices into its colour
-    table: Qt draws an indexed image scaled (a 41×41 map over ~300×300 pixels, flipped by the
-    view) through its slow, general path, converting every pixel through the table on every
-    paint (~0.5 ms); the same picture in 32-bit colour takes its fast scaling path."""
-
-    def render(self) -> None:
-        super().render()
-        if self.qimage is not None and self.qimage.format() == QImage.Format.Format_Indexed8:
-            self.qimage = self.qimage.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
 
 
 class FigureView(pg.GraphicsLayoutWidget):

@@ -8,8 +8,9 @@ from PySide6.QtCore import QEvent, QMargins, QRectF, QSignalBlocker, Qt
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSlider,
                                QVBoxLayout, QWidget)
 
+from app.explorer.plots.heatmap import MapImage  # drawn from 32-bit colour: see its docstring
 from app.labs.xor.common import (FLOOR_COLOUR, POINT_COLOUR, SEQUENTIAL, SLIDER_SCALE, TEXT_PT, TICK_PT, axis_label,
-                                 HeatmapImage, graphics, label, new_plot, plot_title, set_points, trimmed)
+                                 graphics, label, new_plot, plot_title, set_points, trimmed)
 from app.labs.xor.state import LinearModel, TableFacts
 from app.widgets.appearance import appearance
 from app.widgets.spin import NumberSpin, session_spin, set_spin_value
@@ -112,7 +113,7 @@ class XorNaivePart(QWidget):
         self.landscape_view.ci.setContentsMargins(2, 8, 2, 8)      # room for the colour bar's end labels
         self.landscape_plot = new_plot()
         self.landscape_view.addItem(self.landscape_plot, 0, 0)
-        self.landscape_image = HeatmapImage()
+        self.landscape_image = MapImage()
         self.landscape_image.setLookupTable(SEQUENTIAL.getLookupTable(0.0, 1.0, 256))
         step = (high - low) / (GRID_POINTS - 1)
         self.landscape_rect = QRectF(low - step / 2, low - step / 2, high - low + step, high - low + step)
