@@ -214,8 +214,9 @@ class XorNaivePart(QWidget):
         name = self.linear.last
         others = [n for n in lab.PARAMETERS if n != name]
         # The curve along a parameter, and the landscape over two, depend on the held ones only:
-        # dragging the parameter itself moves the dot on them, and the curve, the image and the
-        # colour bar are neither computed nor set again (a new image is rendered and drawn whole).
+        # dragging the parameter itself moves the dots on them, and the curve, the image and the
+        # colour bar are neither computed nor set again (a new image is rendered, and the whole
+        # plot repainted, on every setImage).
         curve_key = (self.facts.key, name, tuple(model.value(n) for n in others))
         if curve_key != self._curve_key:
             self._curve_key = curve_key
