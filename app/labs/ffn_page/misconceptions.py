@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
 from app.labs.ffn_page.common import (HEADING_PT, LINE_COLOURS, NOTE_MARGINS, TEXT_PT, PlotWidget, new_plot,
@@ -15,6 +15,46 @@ from app.widgets.appearance import appearance
 from app.widgets.style import font
 from core.labs.ffn_page import SCALE_GRID, ScalingResult
 from core.numbers import format_number
+
+
+class FixedLabel(QLabel):
+    """A one-line plain label fixed at the size a QLabel would ask for its text (at least `least_width`
+    wide). A label whose size may change re-lays out its page on every new text (QLabel.setText
+    asks for a new geometry), and the page, its texts and both plots repaint: the slider's s is
+    new on every move. Fixed, a new text repaints the label alone."""
+
+    def __init__(self, object_name: str, points: float, least_width: int):
+        super().__init__()
+        self._twin = QLabel()            # measures the text: a fixed label's own size hint is its fixed size
+        self._twin.setTextFormat(Qt.TextFormat.PlainText)
+        self.least_width = least_width
+        self.setObjectName(object_name)
+        self.setFont(font(points))
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._fit()
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        if text != self.text():
+            super().setText(text)
+            self._fit()
+            # and its own text laid out now: laid out while it is painted, the label asks for
+            # another paint (of itself and the page beneath it)
+            self.sizeHint()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit()
+
+    def _fit(self) -> None:
+        twin = self._twin
+        if twin.font() != self.font():
+            twin.setFont(self.font())
+        twin.setText(self.text())
+        size = twin.sizeHint().expandedTo(QSize(self.least_width, 0))
+        if self.minimumSize() != size or self.maximumSize() != size:
+            self.setFixedSize(size)
 
 
 class FfnMisconceptionsPart(DemoPart):
@@ -40,9 +80,8 @@ class FfnMisconceptionsPart(DemoPart):
         self.slider.setValue(int(np.argmin(np.abs(SCALE_GRID - 1.0))))
         self.slider.setPageStep(5)
         self.slider.valueChanged.connect(self._move_point)
-        self.scale_label = text_label("ffnScaleValue", 12)
-        self.scale_label.setWordWrap(False)
-        self.scale_label.setMinimumWidth(QFontMetrics(font(12)).horizontalAdvance("s·x₁, s = −2.0") + 10)
+        least = QFontMetrics(font(12)).horizontalAdvance("s·x₁, s = −2.0") + 10
+        self.scale_label = FixedLabel("ffnScaleValue", 12, least)
         self.first_widget, self.first_plot, self.first_curves, self.first_point = self._plot("ffnScalePlotFirst")
         self.late_widget, self.late_plot, self.late_curves, self.late_point = self._plot("ffnScalePlotLate")
         self.check = text_label("ffnScaleCheck", rich=True)

@@ -8,8 +8,9 @@ from PySide6.QtCore import QEvent, QMargins, QRectF, QSignalBlocker, Qt
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSlider,
                                QVBoxLayout, QWidget)
 
+from app.explorer.plots.heatmap import MapImage  # drawn from 32-bit colour: see its docstring
 from app.labs.xor.common import (FLOOR_COLOUR, POINT_COLOUR, SEQUENTIAL, SLIDER_SCALE, TEXT_PT, TICK_PT, axis_label,
-                                 graphics, label, new_plot, plot_title, trimmed)
+                                 graphics, label, new_plot, plot_title, set_points, trimmed)
 from app.labs.xor.state import LinearModel, TableFacts
 from app.widgets.appearance import appearance
 from app.widgets.spin import NumberSpin, session_spin, set_spin_value
@@ -105,13 +106,14 @@ class XorNaivePart(QWidget):
         self.curve_plot.addItem(self.floor_line)
         self.curve_plot.setXRange(low, high, padding=0.02)
         self.curve_limit = 0.0
+        self._curve_key: tuple | None = None           # what the curve was computed from
         layout.addWidget(self.curve_view, 1)
 
         self.landscape_view = graphics("xorMseLandscape")
         self.landscape_view.ci.setContentsMargins(2, 8, 2, 8)      # room for the colour bar's end labels
         self.landscape_plot = new_plot()
         self.landscape_view.addItem(self.landscape_plot, 0, 0)
-        self.landscape_image = pg.ImageItem()
+        self.landscape_image = MapImage()
         self.landscape_image.setLookupTable(SEQUENTIAL.getLookupTable(0.0, 1.0, 256))
         step = (high - low) / (GRID_POINTS - 1)
         self.landscape_rect = QRectF(low - step / 2, low - step / 2, high - low + step, high - low + step)
@@ -129,6 +131,7 @@ class XorNaivePart(QWidget):
         self.landscape_bar.setImageItem(self.landscape_image)
         self.landscape_view.addItem(self.landscape_bar, 0, 1)
         self.landscape_levels = (0.0, 1.0)
+        self._landscape_key: tuple | None = None       # what the image was computed from
         layout.addWidget(self.landscape_view, 1)
         self.retranslate()
 
@@ -209,40 +212,51 @@ class XorNaivePart(QWidget):
         low, high = lab.PARAMETER_RANGE
         # the MSE along the last-touched parameter
         name = self.linear.last
-        xs = np.linspace(low, high, CURVE_POINTS)
-        curve = lab.linear_mse_curve(inputs, targets, model, name, xs)
-        self.curve_item.setData(xs, curve)
-        current = lab.linear_mse(inputs, targets, model)
-        self.curve_point.setData([model.value(name)], [current])
         others = [n for n in lab.PARAMETERS if n != name]
+        # The curve along a parameter, and the landscape over two, depend on the held ones only:
+        # dragging the parameter itself moves the dots on them, and the curve, the image and the
+        # colour bar are neither computed nor set again (a new image is rendered, and the whole
+        # plot repainted, on every setImage).
+        curve_key = (self.facts.key, name, tuple(model.value(n) for n in others))
+        if curve_key != self._curve_key:
+            self._curve_key = curve_key
+            xs = np.linspace(low, high, CURVE_POINTS)
+            curve = lab.linear_mse_curve(inputs, targets, model, name, xs)
+            self.curve_item.setData(xs, curve)
+            limit = nice_limit(float(np.max(curve)))
+            if limit != self.curve_limit:
+                self.curve_limit = limit
+                self.curve_plot.setYRange(0, limit, padding=0.02)
+        current = lab.linear_mse(inputs, targets, model)
+        set_points(self.curve_point, [model.value(name)], [current])
         # what is held under the axis, not in the title: at 1024×768 the plot is narrower than
         # the whole sentence on one line (a wider title widened the plot past its view)
         plot_title(self.curve_plot, self.tr("MSE as %1 moves").replace("%1", name))
         axis_label(self.curve_plot, "bottom", self.tr("%1 (%2, %3 held)").replace("%1", name)
                    .replace("%2", others[0]).replace("%3", others[1]))
-        limit = nice_limit(float(np.max(curve)))
-        if limit != self.curve_limit:
-            self.curve_limit = limit
-            self.curve_plot.setYRange(0, limit, padding=0.02)
-        self.floor_line.setValue(best_mse)
+        if self.floor_line.value() != best_mse:
+            self.floor_line.setValue(best_mse)
         floor_text = self.tr("floor %1").replace("%1", trimmed(best_mse))
         if self.floor_line.label.toPlainText() != floor_text:
             self.floor_line.label.setFormat(floor_text)
         # the landscape over two parameters
         x_name, y_name = self.axes_combo.currentData()           # e.g. "ab"
-        grid = np.linspace(low, high, GRID_POINTS)
-        landscape = lab.linear_mse_landscape(inputs, targets, model, x_name, y_name, grid, grid)
-        levels = (0.0, nice_limit(float(np.max(landscape))))
-        new = self.landscape_image.image is None
-        self.landscape_image.setImage(np.ascontiguousarray(landscape, dtype=np.float32), levels=levels)
-        if new:
-            self.landscape_image.setRect(self.landscape_rect)  # needs an image first; the grid's size never changes
-        if levels != self.landscape_levels:
-            self.landscape_levels = levels
-            self.landscape_bar.setLevels(values=levels)
-        self.landscape_best.setData([best.value(x_name)], [best.value(y_name)])
-        self.landscape_point.setData([model.value(x_name)], [model.value(y_name)])
         held = next(n for n in lab.PARAMETERS if n not in (x_name, y_name))
+        landscape_key = (self.facts.key, x_name, y_name, model.value(held))
+        if landscape_key != self._landscape_key:
+            self._landscape_key = landscape_key
+            grid = np.linspace(low, high, GRID_POINTS)
+            landscape = lab.linear_mse_landscape(inputs, targets, model, x_name, y_name, grid, grid)
+            levels = (0.0, nice_limit(float(np.max(landscape))))
+            new = self.landscape_image.image is None
+            self.landscape_image.setImage(np.ascontiguousarray(landscape, dtype=np.float32), levels=levels)
+            if new:
+                self.landscape_image.setRect(self.landscape_rect)  # needs an image first; the grid's size never changes
+            if levels != self.landscape_levels:
+                self.landscape_levels = levels
+                self.landscape_bar.setLevels(values=levels)
+        set_points(self.landscape_best, [best.value(x_name)], [best.value(y_name)])
+        set_points(self.landscape_point, [model.value(x_name)], [model.value(y_name)])
         plot_title(self.landscape_plot, self.tr("MSE (%1 = %2)").replace("%1", held)
                    .replace("%2", trimmed(model.value(held), 3)))
         axis_label(self.landscape_plot, "bottom", x_name)

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtWidgets import QBoxLayout, QVBoxLayout, QWidget
 
 from app import i18n
+from app.explorer.plots.heatmap import MapImage  # drawn from 32-bit colour: see its docstring
 from app.labs.base import show_only
 from app.labs.xor.common import (TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, set_text,
                                  steady_plot_title, trimmed)
@@ -46,7 +47,7 @@ class XorNeuronsPart(QWidget):
         self.map_rect = QRectF(-half, -half, 1 + 2 * half, 1 + 2 * half)
         for j in range(2):
             plot = new_plot()
-            image = pg.ImageItem()
+            image = MapImage()
             image.setLookupTable(DIVERGING_LUT)
             plot.addItem(image)
             points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#ffffff"), pen=pg.mkPen("#111111", width=2))
