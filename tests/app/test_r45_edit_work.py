@@ -114,3 +114,31 @@ def test_an_edit_measures_no_number_again(qtbot, qapp, monkeypatch):
         for heatmap in numbered:
             assert heatmap.numbers.visible and heatmap.numbers.fits(heatmap.numbers.format(heatmap.numbers.values))
     assert made == []
+
+
+def test_an_edit_renames_the_undo_action_once_and_the_redo_action_not_at_all(qtbot, qapp):
+    """The stack says after each edit that its undo and its redo texts changed; both actions were
+    named again twice (four texts set). Now each action is named when its own text changes, and
+    only to a new text. The names stay right through undo and redo."""
+    from PySide6.QtWidgets import QWidget
+
+    from app.undo_actions import UndoRedoActions
+    session = make_session()
+    window = QWidget()
+    qtbot.addWidget(window)
+    actions = UndoRedoActions(session.undo_stack, window)
+    named = []
+    for action in (actions.undo, actions.redo):
+        plain = action.setText
+        action.setText = lambda text, plain=plain, action=action: named.append(action.objectName()) or plain(text)
+    for value in BENCH_VALUES[:4]:
+        named.clear()
+        assert session.set_value("W_in", (0, 0), value)
+        assert named == ["actionUndo"], named
+        assert actions.undo.text() == "Undo " + session.undo_stack.undoText()
+        assert actions.redo.text() == "Redo"
+    session.undo_stack.undo()
+    assert actions.undo.text() == "Undo " + session.undo_stack.undoText()
+    assert actions.redo.text() == "Redo " + session.undo_stack.redoText() != "Redo "
+    session.undo_stack.redo()
+    assert actions.redo.text() == "Redo" and actions.undo.text() == "Undo " + session.undo_stack.undoText()
