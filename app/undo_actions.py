@@ -45,8 +45,10 @@ class UndoRedoActions(QObject):
         self.redo.triggered.connect(stack.redo)
         stack.canUndoChanged.connect(self.undo.setEnabled)
         stack.canRedoChanged.connect(self.redo.setEnabled)
-        stack.undoTextChanged.connect(self.retranslate)
-        stack.redoTextChanged.connect(self.retranslate)
+        # Each action renamed when its own text changes, and only then: an edit changes the undo
+        # text, and the stack says the redo text changed too (emptied, mostly already empty).
+        stack.undoTextChanged.connect(self._name_undo)
+        stack.redoTextChanged.connect(self._name_redo)
         self.undo.setEnabled(stack.canUndo())
         self.redo.setEnabled(stack.canRedo())
         window.installEventFilter(self)
@@ -58,8 +60,23 @@ class UndoRedoActions(QObject):
         return False
 
     def retranslate(self, *_ignored) -> None:
+        self._name_undo()
+        self._name_redo()
+
+    def _name_undo(self, *_ignored) -> None:
         if not isValid(self.stack):          # the Session went first (the window is closing)
             return
-        undo, redo = self.stack.undoText(), self.stack.redoText()
-        self.undo.setText(self.tr("Undo %1").replace("%1", undo) if undo else self.tr("Undo"))
-        self.redo.setText(self.tr("Redo %1").replace("%1", redo) if redo else self.tr("Redo"))
+        undo = self.stack.undoText()
+        _set_text(self.undo, self.tr("Undo %1").replace("%1", undo) if undo else self.tr("Undo"))
+
+    def _name_redo(self, *_ignored) -> None:
+        if not isValid(self.stack):
+            return
+        redo = self.stack.redoText()
+        _set_text(self.redo, self.tr("Redo %1").replace("%1", redo) if redo else self.tr("Redo"))
+
+
+def _set_text(action: QAction, text: str) -> None:
+    """Set only a new text: each setText tells every menu and button showing the action."""
+    if action.text() != text:
+        action.setText(text)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFontMetricsF, QImage
+from pyqtgraph.functions_qimage import _rescale_and_lookup_float
 
 from app.explorer.plots import look
 from app.explorer.plots.ticks import CellLabels
@@ -25,13 +26,70 @@ class MapImage(pg.ImageItem):
     """An ImageItem painted from a premultiplied ARGB32 image. pyqtgraph renders a colour-mapped
     matrix as an 8-bit indexed image, which QPainter converts and scales on the slow path at every
     paint (about 1 ms for a map of a few hundred pixels, four times the premultiplied one); the
-    conversion, made once per new image, draws the same pixels."""
+    conversion, made once per new image, draws the same pixels.
+
+    The common case (a finite float matrix on a colour table of at most 256 opaque colours) is
+    rendered here straight to 32-bit colour: pyqtgraph's own index per value (its rescale), then
+    the table's colours as opaque ARGB32 words. pyqtgraph made a Qt colour table of 256 qRgb calls
+    at every render (most of its ~150 µs for a map of six cells), then the conversion above; the
+    pixels are the same."""
 
     def render(self) -> None:
+        if self._render_direct():
+            return
         super().render()
         image = self.qimage
         if image is not None and image.format() != QImage.Format.Format_ARGB32_Premultiplied:
             self.qimage = image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+
+    def _render_direct(self) -> bool:
+        """render() for a finite 2-D float image, its levels and a (n ≤ 256) × 3 uint8 table;
+        False (nothing done) for anything else, which pyqtgraph renders."""
+        image, lut, levels = self.image, self.lut, self.levels
+        if image is None or image.ndim != 2 or image.size == 0 or image.dtype.kind != "f" \
+                or not isinstance(lut, np.ndarray) or lut.dtype != np.uint8 or lut.ndim != 2 \
+                or lut.shape[1] != 3 or not 0 < lut.shape[0] <= 256 or levels is None \
+                or np.ndim(levels) != 1 or self.axisOrder != "row-major" or self._xp is not np:
+            return False
+        if self._imageHasNans is None:
+            self._imageHasNans = bool(np.isnan(image.min()))
+            self._imageNanLocations = None
+        if self._imageHasNans:
+            return False
+        if self.autoDownsample:
+            xds, yds = self._computeDownsampleFactors()
+            if xds is None:
+                self._unrenderable = True
+                return True
+            image = pg.functions.downsample(image, xds, axis=1)
+            image = pg.functions.downsample(image, yds, axis=0)
+            self._lastDownsample = (xds, yds)
+            self._imageNanLocations = None
+            if image.size == 0:
+                self._unrenderable = True
+                return True
+        indices, _ = _rescale_and_lookup_float(np, image, np.asarray(levels), lut, forceApplyLut=False)
+        if indices.dtype != np.uint8:
+            return False
+        table = self._colour_words(lut)
+        words = np.ascontiguousarray(table[indices])
+        self.qimage = pg.functions.ndarray_to_qimage(words.view(np.uint8).reshape(*words.shape, 4),
+                                                     QImage.Format.Format_ARGB32_Premultiplied)
+        self._processingBuffer = None
+        self._displayBuffer = None
+        self._renderRequired = False
+        self._unrenderable = False
+        return True
+
+    def _colour_words(self, lut: np.ndarray) -> np.ndarray:
+        """The table as opaque ARGB32 words (qRgb's), made again only for a new table."""
+        made = getattr(self, "_words_for", None)
+        if made is not None and made[0] is lut:
+            return made[1]
+        rgb = lut.astype(np.uint32)
+        words = np.uint32(0xFF000000) | (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
+        self._words_for = (lut, words)
+        return words
 
 
 def image_data(array: np.ndarray) -> np.ndarray:
@@ -55,6 +113,15 @@ class CellNumbers:
         self._texts: list[str | None] = []
         self._inks: list[str | None] = []
         self._columns = 0
+        # The colour positions the inks were found for (and on which map): an edit finds the ink
+        # again only for the cells whose position moved (text_colour_on per cell is most of the work).
+        self._ink_positions: np.ndarray | None = None
+        self._ink_map: pg.ColorMap | None = None
+        self._colours: list[str] = []
+        # Text advances at the font size they were measured at: an edit's numbers are mostly the
+        # texts already measured (fits() asks for every text twice per edit).
+        self._metrics: tuple[int, QFontMetricsF] | None = None
+        self._advances: dict[str, float] = {}
         self.values: np.ndarray | None = None
         self.format: Callable[[np.ndarray], list[str]] = lambda values: []
         self.colour_positions: Callable[[np.ndarray], np.ndarray] = lambda values: values
@@ -92,6 +159,7 @@ class CellNumbers:
         for item in self.items:
             item.setFont(look.font())
         self._drawn = None
+        self._ink_map = None
         self.fit()
 
     def cell_size(self) -> tuple[float, float]:
@@ -106,13 +174,30 @@ class CellNumbers:
         if self.values is None or self.values.size > MAX_NUMBERED_CELLS:
             return False
         width, height = self.cell_size()
-        metrics = QFontMetricsF(look.font())
+        metrics = self._font_metrics()
         if height < metrics.height() + CELL_PADDING:
             return False
         if texts is None:       # before formatting: the narrowest a cell's number gets
             texts = ["0.00"]
-        widest = max((metrics.horizontalAdvance(text) for text in texts), default=0.0)
+        advances = self._advances
+        widest = 0.0
+        for text in texts:
+            advance = advances.get(text)
+            if advance is None:
+                if len(advances) > 4 * MAX_NUMBERED_CELLS:
+                    advances.clear()
+                advance = advances[text] = metrics.horizontalAdvance(text)
+            widest = max(widest, advance)
         return width >= widest + CELL_PADDING
+
+    def _font_metrics(self) -> QFontMetricsF:
+        """The metrics of the numbers' font (look.font(): its size follows the zoom)."""
+        text_font = look.font()
+        size = text_font.pixelSize()
+        if self._metrics is None or self._metrics[0] != size:
+            self._metrics = (size, QFontMetricsF(text_font))
+            self._advances = {}
+        return self._metrics[1]
 
     def on_screen(self) -> bool:
         """Whether the plot's view is shown (a hidden tab makes no number items: it fits them
@@ -155,7 +240,7 @@ class CellNumbers:
             self.items.append(item)
             self._texts.append(None)
             self._inks.append(None)
-        colours = text_colours_on_map(self.colour_map, self.colour_positions(values.ravel()))
+        colours = self._inks_for(values)
         shown_texts, inks = self._texts, self._inks
         for n, item in enumerate(self.items):
             if n >= rows * columns:
@@ -174,6 +259,21 @@ class CellNumbers:
                 item.setVisible(True)                 # (pyqtgraph's TextItem then fits its transform)
         self._columns = columns
         self.visible = True
+
+    def _inks_for(self, values: np.ndarray) -> list[str]:
+        """The ink of each cell's number (row-major): found again only where the cell's colour
+        position moved since the last call on the same colour map (an edit moves a few cells)."""
+        positions = np.array(self.colour_positions(values.ravel()), dtype=np.float64).ravel()   # (a copy)
+        last = self._ink_positions
+        if self._ink_map is self.colour_map and last is not None and last.shape == positions.shape:
+            moved = np.flatnonzero(positions != last)            # (a NaN is always found again)
+            colours = self._colours
+            for n, ink in zip(moved.tolist(), text_colours_on_map(self.colour_map, positions[moved])):
+                colours[n] = ink
+        else:
+            self._colours = colours = text_colours_on_map(self.colour_map, positions)
+        self._ink_positions, self._ink_map = positions, self.colour_map
+        return list(colours)
 
     def shown_items(self) -> list[pg.TextItem]:
         return [item for item in self.items if item.isVisible()] if self.visible else []
