@@ -134,6 +134,9 @@ def label(name: str, points: float = TEXT_PT, wrap: bool = True) -> QLabel:
     widget.setWordWrap(wrap)
     widget.setTextFormat(Qt.TextFormat.RichText)
     widget.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    # Opaque, in the window's colour (what the lab's plain containers show behind it): a live
+    # number repaints its label, not the lab, the stack, the fence and the overview behind it.
+    widget.setAutoFillBackground(True)
     return widget
 
 
