@@ -275,3 +275,32 @@ def test_the_diagram_asks_once_per_edit_whether_a_value_is_not_finite(qtbot, qap
         assert len(asked) == 1, value
     assert all(node.problem is None for node in view.flow.layout.nodes.values())
     # (an overflow marks its nodes and an edit back unmarks them: tests/app/test_extreme_numbers.py)
+
+
+def test_the_residual_bars_work_out_their_box_once_per_change_and_it_is_pyqtgraphs(qtbot, qapp, monkeypatch):
+    """pyqtgraph's BarGraphItem works out its bounding box (its data's bounds, and the pen's half
+    width in item units) on every ask, and the scene asks several times per edit and per paint.
+    The residual stream's bars keep it until their bars or their view change; it is the same box."""
+    import pyqtgraph as pg
+
+    from app.explorer.plots import PlotsPanel
+    session = make_session("r45-ffn.json")      # tools/bench.py's R45 steps
+    panel = show(qtbot, PlotsPanel(session), 800, 450)
+    panel.show_tab("residual")
+    settle()
+    worked = []                      # the costly part of working it out: the pen's width in item units
+    measure = pg.BarGraphItem.pixelVectors
+    monkeypatch.setattr(pg.BarGraphItem, "pixelVectors", lambda item, *a: worked.append(1) or measure(item, *a))
+    work = pg.BarGraphItem.boundingRect
+    bars = panel.residual_bars
+    for value in BENCH_VALUES:
+        assert session.set_value("W_in", (0, 0), value)
+        settle()                                                 # painted, as on screen
+    asks = len(worked)
+    assert asks <= 2 * len(BENCH_VALUES), asks                   # about once per changed bar (was 3 per bar)
+    for bar in bars:
+        assert bar.boundingRect() == work(bar)                   # the box pyqtgraph would give
+    panel.resize(640, 300)                                       # a new size: a pixel is another length
+    settle()
+    for bar in bars:
+        assert bar.boundingRect() == work(bar)

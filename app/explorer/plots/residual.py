@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app import i18n
 from app.explorer.plots import look
-from app.explorer.plots.common import FigureView, HoverTip, PlotTab, SteadyLimit
+from app.explorer.plots.common import FigureView, HoverTip, PlotTab, SteadyBars, SteadyLimit
 from app.explorer.plots.heatmap import Heatmap, colour_bar_width
 from app.explorer.plots.ticks import CellLabels
 from app.session import Change
@@ -49,7 +49,7 @@ class ResidualTab(PlotTab):
         self.dimensions = CellLabels(self.plot, "bottom", counts_from_one=True)
         self.bars: list[pg.BarGraphItem] = []
         for _ in self.STAGES:
-            bar = pg.BarGraphItem(x=[0.0], height=[0.0], width=0.1)
+            bar = SteadyBars(x=[0.0], height=[0.0], width=0.1)
             self.plot.addItem(bar)
             self.bars.append(bar)
         self.legend = pg.LegendItem(frame=False, colCount=1)
