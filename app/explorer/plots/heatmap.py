@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QStaticText, QTextDocument, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QStaticText, QTextDocument, QTextLayout, QTransform
 from PySide6.QtWidgets import QGraphicsItem
 from pyqtgraph.functions_qimage import _rescale_and_lookup_float
 
@@ -109,7 +109,7 @@ class NumbersItem(QGraphicsItem):
 
     Where the TextItem drew: its text item's box (the document: the text's advance and the line's
     height, rounded up, plus a margin of MARGIN all round) centred on the cell's centre on screen,
-    the text at (MARGIN, MARGIN) inside it."""
+    the text at (MARGIN, MARGIN) inside it (tests/app/test_cell_numbers.py compares the pixels)."""
 
     MARGIN = 4.0                 # QTextDocument's documentMargin
     STATIC_TEXTS = 4 * 400       # prepared texts kept per font (4 × MAX_NUMBERED_CELLS)
@@ -129,7 +129,6 @@ class NumbersItem(QGraphicsItem):
 
     def set_font(self, font: QFont) -> None:
         self.text_font = font
-        self._metrics = QFontMetricsF(font)
         # the document's box height (the line's height rounded up) and its margins, as QTextDocument
         document = QTextDocument()
         document.setDefaultFont(font)
@@ -153,12 +152,17 @@ class NumbersItem(QGraphicsItem):
         return QRectF(0.0, 0.0, float(self.columns), float(self.rows))
 
     def _width(self, text: str) -> float:
-        """The width of a text's document box: its advance plus the margins."""
+        """The width of a text's document box: its line's natural width (the advance, or more where
+        the last glyph overhangs it: "inf" at 20 px) plus the margins."""
         width = self._widths.get(text)
         if width is None:
             if len(self._widths) > self.STATIC_TEXTS:
                 self._widths.clear()
-            width = self._widths[text] = self._metrics.horizontalAdvance(text) + 2 * self.MARGIN
+            layout = QTextLayout(text, self.text_font)
+            layout.beginLayout()
+            line = layout.createLine()
+            layout.endLayout()
+            width = self._widths[text] = line.naturalTextWidth() + 2 * self.MARGIN
         return width
 
     def _static(self, text: str) -> QStaticText:
