@@ -48,7 +48,8 @@ def text_items_as_before(heatmap) -> list[pg.TextItem]:
 
 
 @pytest.mark.parametrize("zoom, size, shape", [(1.0, (420, 260), (2, 3)), (1.0, (733, 311), (5, 7)),
-                                               (1.5, (901, 437), (3, 6)), (1.25, (517, 389), (4, 4))])
+                                               (1.0, (611, 283), (3, 5)), (1.5, (901, 437), (3, 6)),
+                                               (1.25, (517, 389), (4, 4)), (2.0, (1211, 517), (2, 4))])
 def test_the_numbers_paint_the_pixels_pyqtgraphs_text_items_painted(qtbot, qapp, zoom, size, shape):
     """Odd sizes put the cells' centres on fractions of a pixel; negative numbers, a masked cell's
     dash and non-finite marks; both inks. The figure with the new item equals, pixel for pixel,

@@ -107,12 +107,12 @@ class NumbersItem(QGraphicsItem):
     text and painted item by item (about 1 ms per edit for a hidden-units map); here each distinct
     text is a prepared QStaticText and one paint draws them all.
 
-    Where the TextItem drew: its text item's box (the document: the text's advance and the line's
+    Where the TextItem drew: its text item's box (the document: the line's natural width and its
     height, rounded up, plus a margin of MARGIN all round) centred on the cell's centre on screen,
     the text at (MARGIN, MARGIN) inside it (tests/app/test_cell_numbers.py compares the pixels)."""
 
     MARGIN = 4.0                 # QTextDocument's documentMargin
-    STATIC_TEXTS = 4 * 400       # prepared texts kept per font (4 × MAX_NUMBERED_CELLS)
+    STATIC_TEXTS = 4 * MAX_NUMBERED_CELLS      # texts prepared (and measured) kept per font
 
     def __init__(self):
         super().__init__()
@@ -125,6 +125,11 @@ class NumbersItem(QGraphicsItem):
         self._colours: dict[str, QColor] = {}
         self._statics: dict[str, QStaticText] = {}
         self._widths: dict[str, float] = {}
+        # Each number's transform (None: the device's), corner, prepared text and ink, for the
+        # painter's transform `_placed_for`.
+        self._placed: list[tuple[QTransform | None, QPointF, QStaticText, QColor]] | None = None
+        self._placed_for: QTransform | None = None
+        self._on_device = True
         self.set_font(look.font())
 
     def set_font(self, font: QFont) -> None:
@@ -136,6 +141,7 @@ class NumbersItem(QGraphicsItem):
         self._box_height = document.size().height()
         self._statics.clear()
         self._widths.clear()
+        self._placed = None
         self.update()
 
     def set_numbers(self, rows: int, columns: int, texts: list[str], inks: list[str]) -> None:
@@ -146,6 +152,7 @@ class NumbersItem(QGraphicsItem):
         elif texts == self.texts and inks == self.inks:
             return
         self.texts, self.inks = list(texts), list(inks)
+        self._placed = None
         self.update()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
@@ -183,38 +190,50 @@ class NumbersItem(QGraphicsItem):
         return colour
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
-        columns = self.columns
-        if not columns or not self.texts:
+        if not self.columns or not self.texts:
             return
         world = painter.worldTransform()
-        scene = self.sceneTransform()
-        # What the painter adds to the scene (the view's offset; an exporter's scale): a TextItem
-        # cancels its parent's scaling, not the painter's.
-        try:
-            device = pg.functions.invertQTransform(scene) * world
-        except Exception:                       # (a collapsed view: nothing to draw on)
-            return
-        translate_only = device.type().value <= QTransform.TransformationType.TxTranslate.value
+        if self._placed is None or self._placed_for != world:
+            self._place(world)
         painter.save()
         painter.setFont(self.text_font)
-        half_height = self._box_height / 2
-        corner = QPointF(self.MARGIN, self.MARGIN)
+        if self._on_device:
+            painter.setTransform(QTransform())
         pen = None
-        for n, text in enumerate(self.texts):
-            ink = self.inks[n]
-            if ink != pen:
-                painter.setPen(self._colour(ink))
+        for transform, at, static, ink in self._placed:
+            if ink is not pen:
+                painter.setPen(ink)
                 pen = ink
+            if transform is not None:
+                painter.setTransform(transform)
+            painter.drawStaticText(at, static)
+        painter.restore()
+
+    def _place(self, world: QTransform) -> None:
+        """Where each number is drawn under the painter's `world` transform, kept until the texts,
+        the inks or the transform change (an edit's repaints, a hover's, place nothing again).
+
+        On screen the painter only translates the scene: each number is drawn unscaled in device
+        pixels, at its box's corner plus the margin. Otherwise (an exporter's scale) its box's
+        corner is placed in the scene and the painter's own transform applied to it."""
+        columns = self.columns
+        scene = self.sceneTransform()
+        device = pg.functions.invertQTransform(scene) * world
+        on_device = device.type().value <= QTransform.TransformationType.TxTranslate.value
+        half_height = self._box_height / 2
+        placed = []
+        for n, (text, ink) in enumerate(zip(self.texts, self.inks)):
             centre = QPointF(n % columns + 0.5, n // columns + 0.5)
             half_width = self._width(text) / 2
-            if translate_only:
+            if on_device:
                 at = world.map(centre)
-                painter.setTransform(QTransform.fromTranslate(at.x() - half_width, at.y() - half_height))
+                corner = QPointF(at.x() - half_width + self.MARGIN, at.y() - half_height + self.MARGIN)
+                placed.append((None, corner, self._static(text), self._colour(ink)))
             else:
                 at = scene.map(centre)
-                painter.setTransform(QTransform.fromTranslate(at.x() - half_width, at.y() - half_height) * device)
-            painter.drawStaticText(corner, self._static(text))
-        painter.restore()
+                transform = QTransform.fromTranslate(at.x() - half_width, at.y() - half_height) * device
+                placed.append((transform, QPointF(self.MARGIN, self.MARGIN), self._static(text), self._colour(ink)))
+        self._placed, self._placed_for, self._on_device = placed, QTransform(world), on_device
 
     def text_rects(self) -> list[QRectF]:
         """Each number's glyph box in scene coordinates (its document box less the margins), row-major,
