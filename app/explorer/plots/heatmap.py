@@ -21,7 +21,7 @@ from app.explorer.plots import look
 from app.explorer.plots.ticks import CellLabels
 from app.widgets.style import text_colours_on_map
 
-MAX_NUMBERED_CELLS = 400      # a pool never grows past this (20 × 20 cells at ≥ 40 px is a full screen)
+MAX_NUMBERED_CELLS = 400      # no more cells are numbered (20 × 20 cells at ≥ 40 px is a full screen)
 CELL_PADDING = 3              # pixels kept free beside a cell's number (both sides together)
 
 
