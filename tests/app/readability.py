@@ -494,11 +494,13 @@ def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> li
 
 def _cell_numbers(view: QGraphicsView, item: QGraphicsItem, area: str, where: str, seen: Counter,
                   viewport: QRectF, dpi: float) -> list[Finding]:
-    """A heatmap's NumbersItem: each number drawn unscaled in its font, in its glyph box; none
-    cut off by the view's edge, none over another."""
+    """A heatmap's NumbersItem: each number drawn in its font, unscaled by the plot (scaled by the
+    view only), in its glyph box; none cut off by the view's edge, none over another."""
     findings = []
     name = describe(view)
-    pixels = font_pixels(item.text_font, dpi)
+    view_transform = view.viewportTransform()
+    scale = abs(view_transform.m11() * view_transform.m22() - view_transform.m12() * view_transform.m21()) ** 0.5
+    pixels = font_pixels(item.text_font, dpi) * scale
     placed: list[tuple[QRectF, str]] = []
     for text, rect in zip(item.texts, item.text_rects()):
         if not text.strip():
