@@ -1,7 +1,8 @@
 """Measuring what the plots panel shows: every text's pixel size and rectangle on screen.
 
 Used by the plots tests to check readability from geometry, not from screenshots: tick labels
-(drawn by the axes), axis labels, titles, legends and cell numbers (text items).
+(drawn by the axes), axis labels, titles, legends (text items) and cell numbers (a heatmap's
+NumbersItem).
 """
 from __future__ import annotations
 
@@ -79,12 +80,18 @@ def _shown(item) -> bool:
 
 def texts_of(graphics: pg.GraphicsLayoutWidget) -> list[Text]:
     """Every text a figure shows now, with where it is and how big."""
+    from app.explorer.plots.heatmap import NumbersItem
     from app.explorer.plots.ticks import drawn_tick_texts
     found: list[Text] = []
     for item in graphics.scene().items():
         if not _shown(item):
             continue
-        if isinstance(item, pg.AxisItem):
+        if isinstance(item, NumbersItem):            # a heatmap's cell numbers, each its glyph box
+            pixels = _font_pixels(item.text_font)
+            for text, rect in zip(item.texts, item.text_rects()):
+                if text.strip():
+                    found.append(Text(text, graphics.mapFromScene(rect).boundingRect().toRectF(), pixels, "cell", item))
+        elif isinstance(item, pg.AxisItem):
             if not item.style["showValues"]:
                 continue
             pixels = _font_pixels(item.style["tickFont"]) if item.style["tickFont"] is not None else 0.0
@@ -92,7 +99,7 @@ def texts_of(graphics: pg.GraphicsLayoutWidget) -> list[Text]:
                 found.append(Text(text, graphics.mapFromScene(rect).boundingRect().toRectF(), pixels, "tick", item))
         elif isinstance(item, QGraphicsTextItem) and item.toPlainText().strip():
             parent = item.parentItem()
-            kind = "cell" if isinstance(parent, pg.TextItem) else "label"
+            kind = "label"
             if parent is not None and not _shown(parent):
                 continue
             if isinstance(parent, pg.TextItem):

@@ -444,6 +444,9 @@ def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> li
                 if pixels < MIN_PIXELS - 0.01:
                     findings.append(Finding(area, where, f"{name} axis {item.orientation}", f"{pixels:.1f} px tick labels"))
             continue
+        if hasattr(item, "text_rects") and hasattr(item, "text_font"):     # a heatmap's cell numbers
+            findings += _cell_numbers(view, item, area, where, seen, viewport, dpi)
+            continue
         if isinstance(item, QGraphicsSimpleTextItem):
             text = item.text()
             pixels = font_pixels(item.font(), dpi)
@@ -486,6 +489,36 @@ def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> li
                 common = rect.intersected(other)
                 if common.width() > 2 and common.height() > 2:
                     findings.append(Finding(area, where, what, f"overlaps {other_what}"))
+    return findings
+
+
+def _cell_numbers(view: QGraphicsView, item: QGraphicsItem, area: str, where: str, seen: Counter,
+                  viewport: QRectF, dpi: float) -> list[Finding]:
+    """A heatmap's NumbersItem: each number drawn in its font, unscaled by the plot (scaled by the
+    view only), in its glyph box; none cut off by the view's edge, none over another."""
+    findings = []
+    name = describe(view)
+    view_transform = view.viewportTransform()
+    scale = abs(view_transform.m11() * view_transform.m22() - view_transform.m12() * view_transform.m21()) ** 0.5
+    pixels = font_pixels(item.text_font, dpi) * scale
+    placed: list[tuple[QRectF, str]] = []
+    for text, rect in zip(item.texts, item.text_rects()):
+        if not text.strip():
+            continue
+        device_rect = QRectF(view.mapFromScene(rect).boundingRect())
+        if not device_rect.intersects(viewport):
+            continue
+        seen[area] += 1
+        what = f"{name}: cell number {_short(text)}"
+        if pixels < MIN_PIXELS - 0.01:
+            findings.append(Finding(area, where, what, f"{pixels:.1f} px text"))
+        if not viewport.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(device_rect):
+            findings.append(Finding(area, where, what, "cut off by the edge of the view"))
+        for other, other_what in placed:
+            common = rect.intersected(other)
+            if common.width() > 2 and common.height() > 2:
+                findings.append(Finding(area, where, what, f"overlaps {other_what}"))
+        placed.append((rect, what))
     return findings
 
 

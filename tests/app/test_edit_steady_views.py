@@ -230,32 +230,32 @@ def test_the_checks_word_an_edit_only_where_a_verdict_changed(qtbot, qapp, monke
 
 
 def test_an_edit_sets_only_the_cell_numbers_that_changed_and_places_none_again(qtbot, qapp, monkeypatch):
-    """A hidden-unit map's numbers: an edit sets the texts and inks that changed; it neither
-    places an item again nor shows a shown one again (pyqtgraph fits a TextItem's transform
-    whenever it is shown). The numbers read the new values."""
-    import pyqtgraph as pg
-
+    """A hidden-unit map's numbers: an edit gives each map's number item its new texts and inks;
+    it neither places the item again (no new geometry) nor shows it again. (They were one
+    pyqtgraph TextItem per cell, which fitted its transform whenever shown.) The numbers read the
+    new values."""
     from app.explorer.plots import PlotsPanel
+    from app.explorer.plots.heatmap import NumbersItem
     session = make_session("r45-ffn.json")
     panel = show(qtbot, PlotsPanel(session), 800, 450)
     panel.show_tab("hidden")
     settle()
-    calls = {"setPos": 0, "setVisible": 0, "setText": 0}
+    calls = {"prepareGeometryChange": 0, "setVisible": 0, "set_numbers": 0}
     for name in calls:
-        plain = getattr(pg.TextItem, name)
-        monkeypatch.setattr(pg.TextItem, name, lambda self, *a, name=name, plain=plain, **k:
+        plain = getattr(NumbersItem, name)
+        monkeypatch.setattr(NumbersItem, name, lambda self, *a, name=name, plain=plain, **k:
                             calls.__setitem__(name, calls[name] + 1) or plain(self, *a, **k))
-    numbered = [heatmap for heatmap in panel.hidden_tab.maps.values() if heatmap.numbers.shown_items()]
+    numbered = [heatmap for heatmap in panel.hidden_tab.maps.values() if heatmap.numbers.shown()]
     assert numbered
     for value in BENCH_VALUES[:6]:
         assert session.set_value("W_in", (0, 0), value)
         settle()
         for heatmap in numbered:
             numbers = heatmap.numbers
-            shown = [item.toPlainText() for item in numbers.shown_items()]
+            shown = [number.text for number in numbers.shown()]
             assert shown == numbers.format(numbers.values)                 # the new numbers, in order
-    assert calls["setText"] > 0                                              # (the edits changed numbers)
-    assert calls["setPos"] == 0 and calls["setVisible"] == 0, calls
+    assert calls["set_numbers"] > 0                                          # (the edits changed numbers)
+    assert calls["prepareGeometryChange"] == 0 and calls["setVisible"] == 0, calls
 
 
 def test_the_diagram_asks_once_per_edit_whether_a_value_is_not_finite(qtbot, qapp, monkeypatch):

@@ -93,8 +93,9 @@ def test_patterns_per_head_and_the_causal_mask(plots, session):
     # the learner reads the masked cell as masked, the others as numbers
     numbers = plots.attention_tab.numbers[0]
     T = pattern.shape[1]
-    assert numbers.items[1].toPlainText() == "—"                    # row 0, column 1
-    assert numbers.items[T].toPlainText() == f"{pattern[0, 1, 0]:.2f}"  # row 1, column 0
+    shown = numbers.shown()
+    assert (shown[1].row, shown[1].column, shown[1].text) == (0, 1, "—")
+    assert (shown[T].row, shown[T].column, shown[T].text) == (1, 0, f"{pattern[0, 1, 0]:.2f}")
 
 
 def test_activation_curve_switches_to_gelu(plots, session):

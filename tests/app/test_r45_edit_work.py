@@ -26,7 +26,7 @@ def hidden_panel(qtbot):
     panel = show(qtbot, PlotsPanel(session), 800, 450)
     panel.show_tab("hidden")
     settle()
-    numbered = [heatmap for heatmap in panel.hidden_tab.maps.values() if heatmap.numbers.shown_items()]
+    numbered = [heatmap for heatmap in panel.hidden_tab.maps.values() if heatmap.numbers.shown()]
     assert numbered
     return session, panel, numbered
 
@@ -90,8 +90,8 @@ def test_an_edit_finds_the_ink_of_the_moved_cells_only(qtbot, qapp, monkeypatch)
         for heatmap in numbered:
             numbers = heatmap.numbers
             inks = text_colours_on_map(numbers.colour_map, numbers.colour_positions(numbers.values.ravel()))
-            assert [pg.mkColor(item.color).name() for item in numbers.shown_items()] == inks
-            assert [item.toPlainText() for item in numbers.shown_items()] == numbers.format(numbers.values)
+            assert [number.ink for number in numbers.shown()] == inks
+            assert [number.text for number in numbers.shown()] == numbers.format(numbers.values)
     assert indexed == []                  # the maps (downsampled to their pixels) rendered as MapImage does
 
 

@@ -9,19 +9,24 @@ from tests.app.helpers import show
 def test_a_wide_ffn_costs_no_number_items_in_the_hidden_unit_maps(qtbot, session):
     """Soak, seed 1: typing 300 into d_ff left 3 × T × 300 hidden pg.TextItems in the hidden-unit
     maps (numbers are shown only up to 16 units), kept for good: +580 MB and 36 s per action
-    after a few such edits. Items are made only for numbers that may be shown."""
+    after a few such edits. A map's numbers are now one item, whatever the matrix, and texts
+    are formatted only for numbers that may be shown."""
     from app.explorer.plots.hidden import HiddenUnitsTab
     tab = show(qtbot, HiddenUnitsTab(session), 700, 400)
+    scene_items = len(tab.graphics.scene().items())
     assert session.set_config(d_ff=300)
     tab.refresh()
-    assert [len(heatmap.numbers.items) for heatmap in tab.maps.values()] == [0, 0, 0]
+    assert [len(heatmap.numbers.shown()) for heatmap in tab.maps.values()] == [0, 0, 0]
+    assert all(heatmap.numbers.item is None or len(heatmap.numbers.item.texts) <= 400
+               for heatmap in tab.maps.values())
     assert session.set_config(d_ff=8)            # numbered again: every cell has its number
     tab.refresh()
     T = len(session.tokens)
-    shown = next(iter(tab.maps.values())).numbers.shown_items()
+    shown = next(iter(tab.maps.values())).numbers.shown()
     assert len(shown) in (0, T * 8)
-    positions = {(round(item.pos().x(), 2), round(item.pos().y(), 2)) for item in shown}
-    assert len(positions) == len(shown)           # each on its own cell
+    assert len({(number.row, number.column) for number in shown}) == len(shown)          # each on its own cell
+    assert len({(round(number.rect.center().x()), round(number.rect.center().y())) for number in shown}) == len(shown)
+    assert len(tab.graphics.scene().items()) <= scene_items + len(tab.maps)             # one number item per map
 
 
 
@@ -29,7 +34,8 @@ def test_the_number_items_of_a_heatmap_follow_the_matrix_shown(qtbot, session):
     """Soak: +642 pg.TextItems (+1,284 scene items, +5,000 weakrefs) in the hidden-unit maps in 1,800
     actions, and as many in the attention maps: each map kept a number item for every cell of the
     largest matrix it had ever numbered (up to 400), hidden. An item costs ~40 KB (its
-    QTextDocument): 10 maps × 400 would be 160 MB. A smaller matrix now deletes what it does not use."""
+    QTextDocument): 10 maps × 400 would be 160 MB. A map's numbers are now one item (no TextItem,
+    no QTextDocument), whatever the matrix."""
     import gc
 
     import pyqtgraph as pg
@@ -47,13 +53,12 @@ def test_the_number_items_of_a_heatmap_follow_the_matrix_shown(qtbot, session):
     small = text_items()
     assert session.set_config(d_ff=8)
     tab.refresh()
-    shown = [len(heatmap.numbers.shown_items()) for heatmap in tab.maps.values()]
+    shown = [len(heatmap.numbers.shown()) for heatmap in tab.maps.values()]
     assert sorted(shown) == [0, T * 8, T * 8]          # pre and post numbered, every cell (no gate)
-    assert text_items() == small + 2 * T * 6
+    assert text_items() == small
     assert session.set_config(d_ff=2)
     tab.refresh()
-    assert [len(heatmap.numbers.items) for heatmap in tab.maps.values()] == [len(h.numbers.shown_items())
-                                                                              for h in tab.maps.values()]
+    assert sorted(len(heatmap.numbers.shown()) for heatmap in tab.maps.values()) == [0, T * 2, T * 2]
     assert text_items() == small
     tab.close()
 

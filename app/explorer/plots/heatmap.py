@@ -2,23 +2,26 @@
 
 Built once per slot and updated in place: `set_data` calls `ImageItem.setImage` with a
 C-contiguous float32 array and explicit levels (auto-levels would sample and jump between
-frames). Cell numbers are TextItems made only when the cells are big enough to hold them at
-the readable size (look.TEXT_PX); otherwise none is made and the value is shown on hover.
+frames). Cell numbers are painted (by one NumbersItem per map) only when the cells are big
+enough to hold them at the readable size (look.TEXT_PX); otherwise the value is shown on hover.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFontMetricsF, QImage
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QStaticText, QTextDocument, QTextLayout, QTransform
+from PySide6.QtWidgets import QGraphicsItem
 from pyqtgraph.functions_qimage import _rescale_and_lookup_float
 
 from app.explorer.plots import look
 from app.explorer.plots.ticks import CellLabels
 from app.widgets.style import text_colours_on_map
 
-MAX_NUMBERED_CELLS = 400      # a pool never grows past this (20 × 20 cells at ≥ 40 px is a full screen)
+MAX_NUMBERED_CELLS = 400      # no more cells are numbered (20 × 20 cells at ≥ 40 px is a full screen)
 CELL_PADDING = 3              # pixels kept free beside a cell's number (both sides together)
 
 
@@ -97,22 +100,178 @@ def image_data(array: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.float32)
 
 
+class NumbersItem(QGraphicsItem):
+    """All of a heatmap's cell numbers, painted by one item: each text unscaled, centred on its
+    cell, in its cell's ink, on the very pixels where a pyqtgraph TextItem (anchor 0.5, 0.5) drew
+    it. A TextItem was a QGraphicsTextItem with a QTextDocument inside, laid out again at every new
+    text and painted item by item (about 1 ms per edit for a hidden-units map); here each distinct
+    text is a prepared QStaticText and one paint draws them all.
+
+    Where the TextItem drew: its text item's box (the document: the line's natural width and its
+    height, rounded up, plus a margin of MARGIN all round) centred on the cell's centre on screen,
+    the text at (MARGIN, MARGIN) inside it (tests/app/test_cell_numbers.py compares the pixels)."""
+
+    MARGIN = 4.0                 # QTextDocument's documentMargin
+    STATIC_TEXTS = 4 * MAX_NUMBERED_CELLS      # texts prepared (and measured) kept per font
+
+    def __init__(self):
+        super().__init__()
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(10)
+        self.rows = 0
+        self.columns = 0
+        self.texts: list[str] = []
+        self.inks: list[str] = []
+        self._colours: dict[str, QColor] = {}
+        self._statics: dict[str, QStaticText] = {}
+        self._widths: dict[str, float] = {}
+        # Each number's transform (None: the device's), corner, prepared text and ink, for the
+        # painter's transform `_placed_for`.
+        self._placed: list[tuple[QTransform | None, QPointF, QStaticText, QColor]] | None = None
+        self._placed_for: QTransform | None = None
+        self._on_device = True
+        self.set_font(look.font())
+
+    def set_font(self, font: QFont) -> None:
+        self.text_font = font
+        # the document's box height (the line's height rounded up) and its margins, as QTextDocument
+        document = QTextDocument()
+        document.setDefaultFont(font)
+        document.setPlainText("0")
+        self._box_height = document.size().height()
+        self._statics.clear()
+        self._widths.clear()
+        self._placed = None
+        self.update()
+
+    def set_numbers(self, rows: int, columns: int, texts: list[str], inks: list[str]) -> None:
+        """Show `texts` (row-major, rows × columns) in `inks` (colour names); repaints only on a change."""
+        if (rows, columns) != (self.rows, self.columns):
+            self.prepareGeometryChange()
+            self.rows, self.columns = rows, columns
+        elif texts == self.texts and inks == self.inks:
+            return
+        self.texts, self.inks = list(texts), list(inks)
+        self._placed = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
+        return QRectF(0.0, 0.0, float(self.columns), float(self.rows))
+
+    def _width(self, text: str) -> float:
+        """The width of a text's document box: its line's natural width (the advance, or more where
+        the last glyph overhangs it: "inf" at 20 px) plus the margins."""
+        width = self._widths.get(text)
+        if width is None:
+            if len(self._widths) > self.STATIC_TEXTS:
+                self._widths.clear()
+            layout = QTextLayout(text, self.text_font)
+            layout.beginLayout()
+            line = layout.createLine()
+            layout.endLayout()
+            width = self._widths[text] = line.naturalTextWidth() + 2 * self.MARGIN
+        return width
+
+    def _static(self, text: str) -> QStaticText:
+        static = self._statics.get(text)
+        if static is None:
+            if len(self._statics) > self.STATIC_TEXTS:
+                self._statics.clear()
+            static = QStaticText(text)
+            static.setTextFormat(Qt.TextFormat.PlainText)
+            static.prepare(QTransform(), self.text_font)
+            self._statics[text] = static
+        return static
+
+    def _colour(self, name: str) -> QColor:
+        colour = self._colours.get(name)
+        if colour is None:
+            colour = self._colours[name] = QColor(name)
+        return colour
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        if not self.columns or not self.texts:
+            return
+        world = painter.worldTransform()
+        if self._placed is None or self._placed_for != world:
+            self._place(world)
+        painter.save()
+        painter.setFont(self.text_font)
+        if self._on_device:
+            painter.setTransform(QTransform())
+        pen = None
+        for transform, at, static, ink in self._placed:
+            if ink is not pen:
+                painter.setPen(ink)
+                pen = ink
+            if transform is not None:
+                painter.setTransform(transform)
+            painter.drawStaticText(at, static)
+        painter.restore()
+
+    def _place(self, world: QTransform) -> None:
+        """Where each number is drawn under the painter's `world` transform, kept until the texts,
+        the inks or the transform change (an edit's repaints, a hover's, place nothing again).
+
+        On screen the painter only translates the scene: each number is drawn unscaled in device
+        pixels, at its box's corner plus the margin. Otherwise (an exporter's scale) its box's
+        corner is placed in the scene and the painter's own transform applied to it."""
+        columns = self.columns
+        scene = self.sceneTransform()
+        device = pg.functions.invertQTransform(scene) * world
+        on_device = device.type().value <= QTransform.TransformationType.TxTranslate.value
+        half_height = self._box_height / 2
+        placed = []
+        for n, (text, ink) in enumerate(zip(self.texts, self.inks)):
+            centre = QPointF(n % columns + 0.5, n // columns + 0.5)
+            half_width = self._width(text) / 2
+            if on_device:
+                at = world.map(centre)
+                corner = QPointF(at.x() - half_width + self.MARGIN, at.y() - half_height + self.MARGIN)
+                placed.append((None, corner, self._static(text), self._colour(ink)))
+            else:
+                at = scene.map(centre)
+                transform = QTransform.fromTranslate(at.x() - half_width, at.y() - half_height) * device
+                placed.append((transform, QPointF(self.MARGIN, self.MARGIN), self._static(text), self._colour(ink)))
+        self._placed, self._placed_for, self._on_device = placed, QTransform(world), on_device
+
+    def text_rects(self) -> list[QRectF]:
+        """Each number's glyph box in scene coordinates (its document box less the margins), row-major,
+        where the next paint puts it (a ViewBox brings its transform up to date before painting)."""
+        group = self.parentItem()
+        view_box = group.parentItem() if group is not None else None
+        if hasattr(view_box, "updateMatrix"):
+            view_box.updateMatrix()
+        scene = self.sceneTransform()
+        rects = []
+        height = self._box_height - 2 * self.MARGIN
+        for n, text in enumerate(self.texts):
+            at = scene.map(QPointF(n % self.columns + 0.5, n // self.columns + 0.5))
+            width = self._width(text) - 2 * self.MARGIN
+            rects.append(QRectF(at.x() - width / 2, at.y() - height / 2, width, height))
+        return rects
+
+
+@dataclass(frozen=True)
+class ShownNumber:
+    """A number a heatmap shows: its cell, text, ink (colour name) and glyph box (scene coordinates)."""
+    row: int
+    column: int
+    text: str
+    ink: str
+    rect: QRectF
+
+
 class CellNumbers:
     """Numbers centred on the cells of a heatmap, while the cells are big enough to hold them.
 
-    Texts are formatted (and TextItems made) only when shown; the pool holds at most one item per
-    cell of the current matrix (none for a matrix too big to number): a smaller matrix deletes the
-    items it does not need (each costs ~40 KB, its QTextDocument), a resize only hides them.
+    Texts are formatted only when shown, and painted by one NumbersItem (made when first shown).
+    At most MAX_NUMBERED_CELLS are numbered: a bigger matrix is shown without numbers.
     """
 
     def __init__(self, plot: pg.PlotItem):
         self.plot = plot
-        self.items: list[pg.TextItem] = []
-        # What each item shows (its text and ink), and the column count the items are placed for:
-        # an edit's new numbers set only the texts and inks that changed, and place nothing again.
-        self._texts: list[str | None] = []
-        self._inks: list[str | None] = []
-        self._columns = 0
+        self.item: NumbersItem | None = None
         # The colour positions the inks were found for (and on which map): an edit finds the ink
         # again only for the cells whose position moved (text_colour_on per cell is most of the work).
         self._ink_positions: np.ndarray | None = None
@@ -138,26 +297,18 @@ class CellNumbers:
         where each value sits on the colour map (0…1), for the ink that reads on it."""
         self.values, self.format, self.colour_map, self.colour_positions = values, texts, colour_map, positions
         self._drawn = None
-        self._keep(values.size if values.size <= MAX_NUMBERED_CELLS else 0)
         self.fit()
 
     def clear(self) -> None:
         self.values = None
         self._drawn = None
-        self._keep(0)
+        if self.item is not None:
+            self.item.set_numbers(0, 0, [], [])
         self.fit()
 
-    def _keep(self, count: int) -> None:
-        """Delete the items past the first `count`: the pool follows the matrix shown, not the
-        largest one ever shown (10 maps × 400 cells of ~40 KB items would be 160 MB, kept hidden)."""
-        if len(self.items) > count:
-            for item in self.items[count:]:
-                self.plot.removeItem(item)
-            del self.items[count:], self._texts[count:], self._inks[count:]
-
     def restyle(self) -> None:
-        for item in self.items:
-            item.setFont(look.font())
+        if self.item is not None:
+            self.item.set_font(look.font())
         self._drawn = None
         self._ink_map = None
         self.fit()
@@ -200,8 +351,8 @@ class CellNumbers:
         return self._metrics[1]
 
     def on_screen(self) -> bool:
-        """Whether the plot's view is shown (a hidden tab makes no number items: it fits them
-        when shown, see PlotTab.showEvent)."""
+        """Whether the plot's view is shown (a hidden tab paints no number: it fits them when
+        shown, see PlotTab.showEvent)."""
         scene = self.plot.scene()
         return scene is not None and any(view.isVisible() for view in scene.views())
 
@@ -217,8 +368,7 @@ class CellNumbers:
         key = (show, self.cell_size() if show else None)
         if not show:
             if self.visible:
-                for item in self.items:
-                    item.setVisible(False)
+                self.item.setVisible(False)
                 self.visible = False
             self._drawn = None
             return
@@ -228,36 +378,13 @@ class CellNumbers:
         self._drawn = key
 
     def _draw(self, values: np.ndarray, texts: list[str]) -> None:
+        if self.item is None:
+            self.item = NumbersItem()
+            self.plot.addItem(self.item, ignoreBounds=True)
         rows, columns = values.shape
-        placed = self._columns == columns             # (a new item is placed below, as it is made)
-        while len(self.items) < rows * columns:
-            n = len(self.items)
-            item = pg.TextItem(anchor=(0.5, 0.5))
-            item.setFont(look.font())
-            item.setZValue(10)
-            item.setPos(n % columns + 0.5, n // columns + 0.5)
-            self.plot.addItem(item, ignoreBounds=True)
-            self.items.append(item)
-            self._texts.append(None)
-            self._inks.append(None)
-        colours = self._inks_for(values)
-        shown_texts, inks = self._texts, self._inks
-        for n, item in enumerate(self.items):
-            if n >= rows * columns:
-                if item.isVisible():
-                    item.setVisible(False)
-                continue
-            if shown_texts[n] != texts[n]:
-                item.setText(texts[n])
-                shown_texts[n] = texts[n]
-            if inks[n] != colours[n]:
-                item.setColor(colours[n])
-                inks[n] = colours[n]
-            if not placed:
-                item.setPos(n % columns + 0.5, n // columns + 0.5)
-            if not item.isVisible():
-                item.setVisible(True)                 # (pyqtgraph's TextItem then fits its transform)
-        self._columns = columns
+        self.item.set_numbers(rows, columns, texts, self._inks_for(values))
+        if not self.item.isVisible():
+            self.item.setVisible(True)
         self.visible = True
 
     def _inks_for(self, values: np.ndarray) -> list[str]:
@@ -275,8 +402,14 @@ class CellNumbers:
         self._ink_positions, self._ink_map = positions, self.colour_map
         return list(colours)
 
-    def shown_items(self) -> list[pg.TextItem]:
-        return [item for item in self.items if item.isVisible()] if self.visible else []
+    def shown(self) -> list[ShownNumber]:
+        """The numbers on screen, row-major: each one's cell, text, ink and glyph box."""
+        item = self.item
+        if not self.visible or item is None or not item.isVisible():
+            return []
+        columns = item.columns
+        return [ShownNumber(n // columns, n % columns, text, ink, rect)
+                for n, (text, ink, rect) in enumerate(zip(item.texts, item.inks, item.text_rects()))]
 
 
 class Heatmap:
