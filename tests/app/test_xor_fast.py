@@ -9,7 +9,7 @@ from PySide6.QtGui import QFont, QImage
 from PySide6.QtWidgets import QApplication, QLabel, QSlider
 
 from app.explorer.plots.heatmap import MapImage
-from app.labs.xor.common import SLIDER_SCALE
+from app.labs.xor.common import SLIDER_SCALE, trimmed
 from app.labs.xor.naive import CURVE_POINTS, GRID_POINTS
 from core.labs import xor as lab
 from core.numbers import format_number
@@ -150,3 +150,32 @@ def test_the_heatmaps_are_drawn_from_32_bit_pictures_of_the_same_colours(lab_pan
         plain.render()
         assert plain.qimage.format() == QImage.Format.Format_Indexed8          # what pyqtgraph makes
         assert plain.qimage.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied) == image.qimage
+
+
+def test_the_neuron_maps_boxes_are_filled_as_whole_pixel_rectangles(lab_panel, monkeypatch):
+    """pyqtgraph fills a label's translucent box as an antialiased polygon, which Qt draws through
+    its slow path in a clipped repaint (about 0.2 ms a box, four on every edit). The boxes are
+    filled as rectangles of whole pixels, in the same colour, and the labels' texts still show."""
+    from PySide6.QtGui import QPainter
+    session, panel = lab_panel
+    panel.set_focus("neurons")
+    settle()
+    part = panel.part("neurons")
+    polygons = count_calls(monkeypatch, QPainter, "drawPolygon")
+    rectangles = count_calls(monkeypatch, QPainter, "fillRect")
+    assert session.set_value("W_in", (0, 0), 0.625)
+    settle()
+    view = part.findChild(pg.GraphicsLayoutWidget, "xorNeuronMaps")
+    picture = view.grab().toImage()
+    labels = [item for row in part.map_labels for item in row if item.isVisible()]
+    assert len(labels) == 8 and polygons == []                   # two maps, four sentences each
+    assert len(rectangles) >= len(labels)
+    hidden = session.trace["mlp.hook_post"]
+    for j, row in enumerate(part.map_labels):
+        for k, item in enumerate(row[:len(session.tokens)]):
+            assert item.toPlainText().startswith(f"{session.tokens[k]} {trimmed(hidden[k, j], 3)}")
+    for item in labels:                                          # just inside each box's corners: the box's white
+        box = view.mapFromScene(item.mapToScene(item.textItem.mapRectToParent(item.textItem.boundingRect())))
+        rect = box.boundingRect()
+        for x, y in ((rect.left() + 2, rect.top() + 2), (rect.right() - 2, rect.bottom() - 2)):
+            assert picture.pixelColor(x, y).lightness() > 200, (item.toPlainText(), x, y)

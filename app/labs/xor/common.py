@@ -7,6 +7,7 @@ from functools import partial
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QLabel
 
 from app.explorer.plots.residual import round_out
@@ -277,3 +278,33 @@ def graphics(name: str) -> pg.GraphicsLayoutWidget:
     widget.ci.setContentsMargins(2, 2, 2, 2)
     widget.setMinimumHeight(180)
     return widget
+
+
+class BoxedText(pg.TextItem):
+    """A pyqtgraph TextItem on a translucent box, the box filled as a rectangle of whole device
+    pixels. pyqtgraph fills it as an antialiased polygon, which Qt's raster engine draws through
+    its slow path when the view's paint is clipped to the changed region: about 0.2 ms a box, four
+    boxes on every edit of the neuron maps. The box is the same colour; its edges fall on whole
+    pixels instead of being blended over a fraction of one."""
+
+    def paint(self, painter: QPainter, *args) -> None:
+        if self.border.style() != Qt.PenStyle.NoPen:    # a framed box: pyqtgraph's way
+            super().paint(painter, *args)
+            return
+        scene = self.scene()
+        if scene is not self._lastScene:                # what pyqtgraph's own paint does first
+            if self._lastScene is not None:
+                self._lastScene.sigPrepareForPaint.disconnect(self.updateTransform)
+            self._lastScene = scene
+            if scene is not None:
+                scene.sigPrepareForPaint.connect(self.updateTransform)
+            self.updateTransform()
+            painter.setTransform(self.sceneTransform())
+        if self.fill.style() == Qt.BrushStyle.NoBrush:
+            return
+        box = painter.transform().mapRect(self.textItem.mapRectToParent(self.textItem.boundingRect()))
+        painter.save()
+        painter.resetTransform()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.fillRect(box.toRect(), self.fill)
+        painter.restore()

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QBoxLayout, QVBoxLayout, QWidget
 from app import i18n
 from app.explorer.plots.heatmap import MapImage  # drawn from 32-bit colour: see its docstring
 from app.labs.base import show_only
-from app.labs.xor.common import (TEXT_PT, TICK_PT, axis_label, esc, graphics, label, new_plot, set_text,
-                                 steady_plot_title, trimmed)
+from app.labs.xor.common import (TEXT_PT, TICK_PT, BoxedText, axis_label, esc, graphics, label, new_plot,
+                                 set_text, steady_plot_title, trimmed)
 from app.widgets.appearance import appearance
 from app.widgets.style import DIVERGING, DIVERGING_LUT, font, limit_for, minus_ticks
 from core.labs import xor as lab
@@ -216,7 +216,7 @@ class XorNeuronsPart(QWidget):
                 self.map_points[j].setData(inputs[:, 0], inputs[:, 1])
             labels = self.map_labels[j]
             while len(labels) < len(s.tokens):
-                item = pg.TextItem(anchor=(0.5, 1.3), color="#111111", fill=pg.mkBrush(255, 255, 255, 200))
+                item = BoxedText(anchor=(0.5, 1.3), color="#111111", fill=pg.mkBrush(255, 255, 255, 200))
                 item.setFont(font(10))
                 plot.addItem(item)
                 labels.append(item)
