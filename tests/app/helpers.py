@@ -44,3 +44,15 @@ def settle(condition, turns: int = 100) -> None:
             return
         QCoreApplication.processEvents()
     assert condition(), f"still not true after {turns} event-loop turns"
+
+
+def count_calls(monkeypatch, cls, name: str) -> list:
+    """Every call of `cls.name` from now on, as the list of the objects it was called on."""
+    calls = []
+    plain = getattr(cls, name)
+
+    def counted(self, *args, **kwargs):
+        calls.append(self)
+        return plain(self, *args, **kwargs)
+    monkeypatch.setattr(cls, name, counted)
+    return calls

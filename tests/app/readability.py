@@ -484,11 +484,18 @@ def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> li
                 and not viewport.adjusted(-0.5, -0.5, 0.5, 0.5).contains(rect):
             findings.append(Finding(area, where, what, "its box is cut by the edge of the view"))
     for siblings in placed.values():
-        for i, (rect, what) in enumerate(siblings):
-            for other, other_what in siblings[i + 1:]:
-                common = rect.intersected(other)
-                if common.width() > 2 and common.height() > 2:
-                    findings.append(Finding(area, where, what, f"overlaps {other_what}"))
+        findings += _scene_text_overlaps(siblings, area, where)
+    return findings
+
+
+def _scene_text_overlaps(placed: list[tuple[QRectF, str]], area: str, where: str) -> list[Finding]:
+    """Each pair of texts (their rects, their names) that share more than 2 × 2 px."""
+    findings = []
+    for i, (rect, what) in enumerate(placed):
+        for other, other_what in placed[i + 1:]:
+            common = rect.intersected(other)
+            if common.width() > 2 and common.height() > 2:
+                findings.append(Finding(area, where, what, f"overlaps {other_what}"))
     return findings
 
 
@@ -514,12 +521,8 @@ def _cell_numbers(view: QGraphicsView, item: QGraphicsItem, area: str, where: st
             findings.append(Finding(area, where, what, f"{pixels:.1f} px text"))
         if not viewport.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(device_rect):
             findings.append(Finding(area, where, what, "cut off by the edge of the view"))
-        for other, other_what in placed:
-            common = rect.intersected(other)
-            if common.width() > 2 and common.height() > 2:
-                findings.append(Finding(area, where, what, f"overlaps {other_what}"))
         placed.append((rect, what))
-    return findings
+    return findings + _scene_text_overlaps(placed, area, where)
 
 
 # --- a window presenting (tests/app/present_walk.py walks it) --------------------------------

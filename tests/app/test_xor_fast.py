@@ -13,6 +13,7 @@ from app.labs.xor.common import SLIDER_SCALE, trimmed
 from app.labs.xor.naive import CURVE_POINTS, GRID_POINTS
 from core.labs import xor as lab
 from core.numbers import format_number
+from tests.app.helpers import count_calls
 from tests.app.test_ffn_page import lab as ffn_lab  # noqa: F401 (the fixture: the FFN page on the XOR block)
 from tests.app.test_xor_lab import lab_panel  # noqa: F401 (the fixture: the C4 lab at its desk size)
 
@@ -20,17 +21,6 @@ from tests.app.test_xor_lab import lab_panel  # noqa: F401 (the fixture: the C4 
 def settle():
     for _ in range(3):
         QApplication.instance().processEvents()
-
-
-def count_calls(monkeypatch, cls, name):
-    calls = []
-    plain = getattr(cls, name)
-
-    def counted(self, *args, **kwargs):
-        calls.append(self)
-        return plain(self, *args, **kwargs)
-    monkeypatch.setattr(cls, name, counted)
-    return calls
 
 
 def assert_naive_plots_show(session, part):

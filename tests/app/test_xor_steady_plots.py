@@ -12,6 +12,7 @@ from app.labs.xor.neurons import MAP_POINTS
 from app.widgets.style import limit_for
 from core.formats.scenario import load_scenario
 from core.labs import xor as lab
+from tests.app.helpers import count_calls
 from tests.app.test_xor_lab import lab_panel  # noqa: F401 (the fixture: the C4 lab at its desk size)
 
 # the bench's edit cycle (tools/bench.py edit_values): W_in[0, 0] from −0.875 to 0.875 and back
@@ -21,17 +22,6 @@ CYCLE = [0.25 * ((step % 8) - 4) + 0.125 for step in range(8)]
 def settle():
     for _ in range(3):
         QApplication.instance().processEvents()
-
-
-def count_calls(monkeypatch, cls, name):
-    calls = []
-    plain = getattr(cls, name)
-
-    def counted(self, *args, **kwargs):
-        calls.append(self)
-        return plain(self, *args, **kwargs)
-    monkeypatch.setattr(cls, name, counted)
-    return calls
 
 
 def test_the_bias_plots_set_only_the_curves_an_edit_moved(lab_panel, monkeypatch):
