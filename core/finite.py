@@ -122,8 +122,26 @@ def _ordinary(trace: Trace, hook: str, array: np.ndarray) -> bool:
         high, low = array.max(), array.min()
     if not (high <= FLOAT16_MAX and -low <= FLOAT16_MAX):        # NaN compares False
         return False
+    return _spread_kept(trace, hook)
+
+
+def _spread_kept(trace: Trace, hook: str) -> bool:
+    """No zero spread under the norm that `hook` is part of (True for a hook of no norm)."""
     scale = _scale_hook(hook)
     return scale is None or scale not in trace or bool(np.all(np.asarray(trace[scale]) != 0))
+
+
+def _only_large(trace: Trace, hook: str, array: np.ndarray) -> bool:
+    """Every value finite and no zero spread under a norm, not the scores: then the only thing out
+    of the ordinary can be values beyond float16 (a weight pushed to ±1e5 and more), and the cell
+    marks (a dozen passes) are not needed: 18 µs against 34 for a 4 × 2 hook, 0.25 ms against 2.5
+    for GPT-2-small's 64 × 3,072 hidden units."""
+    if hook == "attn.hook_attn_scores" or array.dtype.kind not in "fiu":
+        return False
+    with np.errstate(all="ignore"):
+        if not (np.isfinite(array.max()) and np.isfinite(array.min())):     # an inf or a NaN somewhere
+            return False
+    return _spread_kept(trace, hook)
 
 
 def hook_issues(config: BlockConfig, trace: Trace, hook: str) -> list[HookIssue]:
@@ -133,6 +151,19 @@ def hook_issues(config: BlockConfig, trace: Trace, hook: str) -> list[HookIssue]
         return []
     if _ordinary(trace, hook, array):
         return []
+    if _only_large(trace, hook, array):
+        magnitude = np.abs(array)
+        peak = magnitude.max()
+        if peak > BFLOAT16_MAX:
+            return [_issue(hook, Problem.BEYOND_BFLOAT16, magnitude > BFLOAT16_MAX, array)]
+        if peak > FLOAT16_MAX:
+            return [_issue(hook, Problem.BEYOND_FLOAT16, magnitude > FLOAT16_MAX, array)]
+        return []
+    return _marked_issues(config, trace, hook, array)
+
+
+def _marked_issues(config: BlockConfig, trace: Trace, hook: str, array: np.ndarray) -> list[HookIssue]:
+    """hook_issues from the cell marks: every kind of issue (the general way)."""
     marks = cell_marks(config, trace, hook)
     found = []
     for code, problem in ((Cell.OVERFLOW, Problem.OVERFLOW), (Cell.UNDEFINED, Problem.UNDEFINED),

@@ -179,3 +179,36 @@ def test_hook_issues_fast_path_agrees_with_the_cell_marks(peak):
         assert problems and all(issue.first == (1, 2) for issue in found)
     assert [i.problem for i in hook_issues(CONFIG, trace, "ln2.hook_normalized")] == [Problem.ZERO_SPREAD]
     assert [i.problem for i in hook_issues(CONFIG, trace, "ln2.hook_scale")] == [Problem.ZERO_SPREAD]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_hook_issues_of_finite_large_values_are_what_the_cell_marks_say(seed):
+    """A hook whose values are all finite (no zero spread) but some beyond float16 is answered
+    without the cell marks; the answer is the general way's, issue for issue."""
+    from core.finite import _marked_issues
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(1, 4))))
+    array = rng.normal(0.0, 1.0, shape) * 10.0 ** rng.uniform(0, 40, shape) * rng.choice([-1.0, 1.0], shape)
+    if seed % 5 == 0:
+        array.flat[0] = BFLOAT16_MAX * 1.5                       # beyond bfloat16 too
+    scale = np.ones(shape[:-1] + (1,)) if len(shape) > 1 else np.ones(1)
+    trace = {"hook_resid_mid": array, "ln2.hook_normalized": array, "ln2.hook_scale": scale,
+             "mlp.hook_post": np.clip(array, -3e38, 3e38).astype(np.float32)}      # (float32 holds ±3.4e38)
+    for hook in trace:
+        assert hook_issues(CONFIG, trace, hook) == _marked_issues(CONFIG, trace, hook, np.asarray(trace[hook]))
+
+
+def test_hook_issues_of_finite_large_values_build_no_cell_marks(monkeypatch):
+    """The common extreme case — a weight pushed to ±1e5, every value still finite — is worded
+    from one pass over the values, not the dozen of the cell marks."""
+    import core.finite as finite
+    built = []
+    monkeypatch.setattr(finite, "cell_marks", lambda *args: built.append(args) or cell_marks(*args))
+    trace = {"hook_resid_mid": np.array([[1.0, 4e5], [-7e4, 2.0]])}
+    (issue,) = hook_issues(CONFIG, trace, "hook_resid_mid")
+    assert (issue.problem, issue.count, issue.first, issue.peak) == (Problem.BEYOND_FLOAT16, 2, (0, 1), 4e5)
+    assert built == []
+    trace["hook_resid_mid"][1, 1] = math.inf                     # not all finite: the general way
+    assert [i.problem for i in hook_issues(CONFIG, trace, "hook_resid_mid")] == [Problem.OVERFLOW,
+                                                                                Problem.BEYOND_FLOAT16]
+    assert len(built) == 1
