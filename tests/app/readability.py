@@ -469,10 +469,7 @@ def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> li
             continue                                # scrolled out of view: not on screen
         seen[area] += 1
         what = f"{name}: {_item_name(item, text)}"
-        if shown < MIN_PIXELS - 0.01:
-            findings.append(Finding(area, where, what, f"{shown:.1f} px text"))
-        if not viewport.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(device_rect):
-            findings.append(Finding(area, where, what, "cut off by the edge of the view"))
+        findings += _shown_text(area, where, what, shown, device_rect, viewport)
         parent = item.parentItem()
         if parent is not None and parent.flags() & QGraphicsItem.ItemClipsChildrenToShape:
             if not parent.sceneBoundingRect().adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(item.sceneBoundingRect()):
@@ -485,6 +482,17 @@ def _walk_scene(view: QGraphicsView, area: str, where: str, seen: Counter) -> li
             findings.append(Finding(area, where, what, "its box is cut by the edge of the view"))
     for siblings in placed.values():
         findings += _scene_text_overlaps(siblings, area, where)
+    return findings
+
+
+def _shown_text(area: str, where: str, what: str, pixels: float, device_rect: QRectF,
+                viewport: QRectF) -> list[Finding]:
+    """A scene text on screen: too small to read, or cut off by the edge of its view."""
+    findings = []
+    if pixels < MIN_PIXELS - 0.01:
+        findings.append(Finding(area, where, what, f"{pixels:.1f} px text"))
+    if not viewport.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(device_rect):
+        findings.append(Finding(area, where, what, "cut off by the edge of the view"))
     return findings
 
 
@@ -517,10 +525,7 @@ def _cell_numbers(view: QGraphicsView, item: QGraphicsItem, area: str, where: st
             continue
         seen[area] += 1
         what = f"{name}: cell number {_short(text)}"
-        if pixels < MIN_PIXELS - 0.01:
-            findings.append(Finding(area, where, what, f"{pixels:.1f} px text"))
-        if not viewport.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(device_rect):
-            findings.append(Finding(area, where, what, "cut off by the edge of the view"))
+        findings += _shown_text(area, where, what, pixels, device_rect, viewport)
         placed.append((rect, what))
     return findings + _scene_text_overlaps(placed, area, where)
 
