@@ -7,7 +7,7 @@ from functools import partial
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QBrush, QPainter
 from PySide6.QtWidgets import QLabel
 
 from app.explorer.plots.residual import round_out
@@ -280,6 +280,9 @@ def graphics(name: str) -> pg.GraphicsLayoutWidget:
     return widget
 
 
+_NO_FILL = QBrush()                                  # Qt.NoBrush
+
+
 class BoxedText(pg.TextItem):
     """A pyqtgraph TextItem on a translucent box, the box filled as a rectangle of whole device
     pixels. pyqtgraph fills it as an antialiased polygon, which Qt's raster engine draws through
@@ -288,23 +291,17 @@ class BoxedText(pg.TextItem):
     pixels instead of being blended over a fraction of one."""
 
     def paint(self, painter: QPainter, *args) -> None:
-        if self.border.style() != Qt.PenStyle.NoPen:    # a framed box: pyqtgraph's way
+        if self.border.style() != Qt.PenStyle.NoPen or self.fill.style() == Qt.BrushStyle.NoBrush:
+            super().paint(painter, *args)               # framed, or no box: pyqtgraph's way
+            return
+        fill, self.fill = self.fill, _NO_FILL           # pyqtgraph's paint without its polygon
+        try:
             super().paint(painter, *args)
-            return
-        scene = self.scene()
-        if scene is not self._lastScene:                # what pyqtgraph's own paint does first
-            if self._lastScene is not None:
-                self._lastScene.sigPrepareForPaint.disconnect(self.updateTransform)
-            self._lastScene = scene
-            if scene is not None:
-                scene.sigPrepareForPaint.connect(self.updateTransform)
-            self.updateTransform()
-            painter.setTransform(self.sceneTransform())
-        if self.fill.style() == Qt.BrushStyle.NoBrush:
-            return
+        finally:
+            self.fill = fill
         box = painter.transform().mapRect(self.textItem.mapRectToParent(self.textItem.boundingRect()))
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        painter.fillRect(box.toRect(), self.fill)
+        painter.fillRect(box.toRect(), fill)
         painter.restore()
