@@ -1,0 +1,86 @@
+"""Issue 13: the lesson caption paints its live numbers from a document of its own, laid out
+once per new text, on the very pixels QLabel draws; QLabel's own text control is left alone on an
+edit (it laid each new text out three times). Counted and compared, never timed."""
+import numpy as np
+import pytest
+from PySide6.QtGui import QTextDocument
+
+from app.widgets.appearance import appearance
+from tests.app.test_lessons import bar, go_to, r45  # noqa: F401 (the fixtures: the bar on the R45 lesson)
+
+
+def pixels(widget) -> np.ndarray:
+    image = widget.grab().toImage().convertToFormat(widget.grab().toImage().Format.Format_ARGB32)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
+    return rows[:, :image.width() * 4].copy()
+
+
+def native_pixels(caption) -> np.ndarray:
+    caption.native = True
+    try:
+        return pixels(caption)
+    finally:
+        caption.native = False
+
+
+def the_labels_document(caption) -> QTextDocument:
+    """QLabel's text control's document (the caption's own document has no parent)."""
+    documents = caption.findChildren(QTextDocument)
+    assert len(documents) == 1 and documents[0] is not getattr(caption, "_document", None)
+    return documents[0]
+
+
+@pytest.mark.parametrize("step_id", ["b0", "b1", "b2", "relu-residual"])
+def test_the_caption_paints_what_qlabel_paints(bar, step_id):
+    lessons = bar.controller
+    go_to(lessons, step_id)
+    caption = bar.caption
+    assert np.array_equal(pixels(caption), native_pixels(caption))
+    assert lessons.session.set_value("W_in", (0, 0), -1.25)          # new numbers, "(your edits)"
+    assert "your edits" in caption.text()
+    assert np.array_equal(pixels(caption), native_pixels(caption))
+    caption.setMinimumHeight(caption.height() + 40)                   # taller: centred vertically
+    bar.resize(bar.width() - 180, bar.height() + 60)                  # narrower: wrapped again
+    assert np.array_equal(pixels(caption), native_pixels(caption))
+
+
+def test_the_caption_paints_what_qlabel_paints_at_presentation_size(bar):
+    go_to(bar.controller, "b1")
+    appearance().set_zoom(1.5)
+    try:
+        assert np.array_equal(pixels(bar.caption), native_pixels(bar.caption))
+    finally:
+        appearance().set_zoom(1.0)
+
+
+def test_an_edit_lays_the_new_caption_out_once_and_leaves_the_labels_control_alone(bar):
+    lessons = bar.controller
+    go_to(lessons, "b1")                         # its caption prints h, which every W_in edit moves
+    caption = bar.caption
+    for value in (0.25, 0.375):      # the first edits add "(your edits)" and hold the caption's height
+        assert lessons.session.set_value("W_in", (0, 0), value)
+        pixels(caption)
+    populated = []
+    the_labels_document(caption).contentsChanged.connect(lambda: populated.append(1))
+    before, texts = getattr(caption, "layouts", 0), set()
+    for value in (0.5, 0.625, 0.75, 0.875):     # numbers of one shape: the caption's sizes are known
+        assert lessons.session.set_value("W_in", (0, 0), value)
+        texts.add(caption.text())
+        pixels(caption)                          # painted (twice: grab and the native check below)
+    assert len(texts) == 4
+    assert populated == []                       # QLabel parsed none of the four texts (it did each one)
+    assert caption.layouts - before == 4         # one layout per new text, none for its paints
+
+
+def test_a_selection_is_painted_by_qlabel(bar):
+    go_to(bar.controller, "b1")
+    caption = bar.caption
+    plain = pixels(caption)
+    caption.setSelection(0, 12)
+    assert caption.hasSelectedText()
+    selected = pixels(caption)
+    assert not np.array_equal(selected, plain)                        # the selection is shown
+    assert np.array_equal(selected, native_pixels(caption))
+    assert bar.controller.session.set_value("W_in", (0, 0), 0.75)    # a new text drops the selection
+    assert not caption.hasSelectedText()
+    assert np.array_equal(pixels(caption), native_pixels(caption))
