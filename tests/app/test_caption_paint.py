@@ -44,13 +44,15 @@ def test_the_caption_paints_what_qlabel_paints(bar, step_id):
     assert np.array_equal(pixels(caption), native_pixels(caption))
 
 
-def test_the_caption_paints_what_qlabel_paints_at_presentation_size(bar):
+def test_the_caption_paints_what_qlabel_paints_in_the_dark_at_presentation_size(bar):
     go_to(bar.controller, "b1")
     appearance().set_zoom(1.5)
+    appearance().set_theme("dark")
+    appearance().set_presenting(True)
     try:
         assert np.array_equal(pixels(bar.caption), native_pixels(bar.caption))
     finally:
-        appearance().set_zoom(1.0)
+        appearance().reset()
 
 
 def test_an_edit_lays_the_new_caption_out_once_and_leaves_the_labels_control_alone(bar):
