@@ -8,16 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRect, QRectF, QSignalBlocker, QSize, Qt
-from PySide6.QtGui import (QAbstractTextDocumentLayout, QColor, QFontMetrics, QPainter, QPalette, QTextDocument,
-                           QTextOption)
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QStyleOption, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app import i18n
 from app.lessons.controller import LESSONS, LessonController
 from app.session import Change
 from app.start_card import StartCard
 from app.widgets.appearance import appearance
+from app.widgets.document_label import DocumentPaint
 from app.widgets.elided_combo import ElidedComboBox
 from app.widgets.fence import SizeFence
 from app.widgets.inert import escaped
@@ -340,27 +340,16 @@ class LessonBar(QWidget):
             self.caption.setMinimumHeight(height)
 
 
-class CaptionLabel(QLabel):
+class CaptionLabel(DocumentPaint, QLabel):
     """The caption: a QLabel whose sizes are remembered by its text's shape (ShapeHints), so the
     next value of a live number lays out no rich text to find them (the caption's fence asks for
-    its least size and its height on every edit: half a dozen layouts of a long text).
-
-    It also paints its text from a document of its own, laid out once per text and width (`lay_out`),
-    with the very settings QLabel gives its text control, so the pixels are QLabel's. A QLabel lays a
-    new rich text out three times (its height at a width, then back to the width it had, then again
-    when painting): about 0.3 ms of a live caption's edit. While the learner selects text in it (it
-    has focus or a selection), QLabel paints it, with the selection."""
+    its least size and its height on every edit: half a dozen layouts of a long text), and which
+    paints its text from a document of its own, laid out once per text (DocumentPaint)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._hints = ShapeHints()
-        self._document = QTextDocument()
-        self._document.setUndoRedoEnabled(False)
-        self._settings: tuple | None = None         # (font key, width, alignment, wrap) the document has
-        self._text: tuple | None = None             # (text, rich) the document holds
-        self._placed: tuple | None = None           # (key, origin, clip, paint context): _placing
-        self.layouts = 0                            # documents laid out (counted by the tests)
-        self.native = False                         # True: QLabel paints it (the tests compare pixels)
+        self.init_document()
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         return self._hints.get(self, "height", super().heightForWidth, width)
@@ -374,81 +363,6 @@ class CaptionLabel(QLabel):
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         self._hints.follow(event)
         super().changeEvent(event)
-
-    def _document_rect(self) -> QRect:
-        """QLabel's rect for its document: the contents less the margin (no indent: no frame)."""
-        margin = self.margin()
-        return self.contentsRect().adjusted(margin, margin, -margin, -margin)
-
-    def lay_out(self) -> QTextDocument:
-        """The document of the current text laid out at the caption's width, as QLabel's text
-        control lays it out (its default font, wrap mode and alignment, no margin). Each setting
-        lays the document out again, so a new text of the same settings changes only the text."""
-        rich = self.textFormat() == Qt.TextFormat.RichText
-        settings = (self.font().key(), self._document_rect().width(), self.alignment(), self.wordWrap())
-        text = (self.text(), rich)
-        document = self._document
-        if settings != self._settings:
-            document.setDefaultFont(self.font())
-            document.setDocumentMargin(0)
-            option = document.defaultTextOption()
-            option.setAlignment(self.alignment())
-            option.setWrapMode(QTextOption.WrapMode.WordWrap if self.wordWrap() else QTextOption.WrapMode.ManualWrap)
-            document.setDefaultTextOption(option)
-            document.setTextWidth(settings[1])
-            self._settings = settings
-            self._text = None
-        if text != self._text:
-            if rich:
-                document.setHtml(text[0])
-            else:
-                document.setPlainText(text[0])
-            self._text = text
-            self.layouts += 1
-        document.size()                              # the layout, now rather than while painting
-        return document
-
-    def _selecting(self) -> bool:
-        return self.hasFocus() or self.hasSelectedText()
-
-    def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        if self.native or self._selecting() or self.textFormat() != Qt.TextFormat.RichText:
-            super().paintEvent(event)
-            return
-        document = self.lay_out()
-        origin, clip, context = self._placing()
-        painter = QPainter(self)
-        if self.frameWidth():
-            self.drawFrame(painter)
-        painter.translate(origin)
-        painter.setClipRect(clip)
-        document.documentLayout().draw(painter, context)
-        painter.end()
-
-    def _placing(self) -> tuple[QPointF, QRect, QAbstractTextDocumentLayout.PaintContext]:
-        """Where QLabel puts its document (its layout rect: the document rect, the text centred
-        vertically by the alignment) and the paint context it draws it with (the palette, its
-        text in the label's foreground colour), kept until the text, the size or the palette change."""
-        rect = self._document_rect()
-        palette = self.palette()
-        key = (self._settings, self._text, rect, palette.cacheKey(), self.isEnabled(), self.foregroundRole())
-        if self._placed is None or self._placed[0] != key:
-            height = self._document.documentLayout().documentSize().height()
-            alignment = self.alignment()
-            offset = 0.0
-            if alignment & Qt.AlignmentFlag.AlignVCenter:
-                offset = max((rect.height() - height) / 2, 0.0)
-            elif alignment & Qt.AlignmentFlag.AlignBottom:
-                offset = max(rect.height() - height, 0.0)
-            aligned = QRectF(rect.x(), rect.y() + offset, rect.width(), rect.height()).toAlignedRect()
-            option = QStyleOption()
-            option.initFrom(self)
-            context = QAbstractTextDocumentLayout.PaintContext()
-            context.palette = option.palette
-            if self.foregroundRole() != QPalette.ColorRole.Text and self.isEnabled():
-                context.palette.setColor(QPalette.ColorRole.Text, context.palette.color(self.foregroundRole()))
-            self._placed = (key, QPointF(aligned.topLeft()), QRect(0, 0, aligned.width(), aligned.height()), context)
-        return self._placed[1:]
 
 
 def _html(text: str) -> str:

@@ -1,12 +1,16 @@
-"""Issue 13: the lesson caption paints its live numbers from a document of its own, laid out
-once per new text, on the very pixels QLabel draws; QLabel's own text control is left alone on an
-edit (it laid each new text out three times). Counted and compared, never timed."""
+"""Issue 13: the lesson caption and the C4 lab's live formulas paint their numbers from a document
+of their own (DocumentPaint), laid out once per new text, on the very pixels QLabel draws; QLabel's
+own text control is left alone on an edit (it laid each new text out three times and parsed it
+twice). Counted and compared, never timed."""
 import numpy as np
 import pytest
 from PySide6.QtGui import QTextDocument
 
+from app.labs.xor.common import SteadyLabel
 from app.widgets.appearance import appearance
+from tests.app.test_edit_repaints import settle
 from tests.app.test_lessons import bar, go_to, r45  # noqa: F401 (the fixtures: the bar on the R45 lesson)
+from tests.app.test_xor_lab import lab_panel  # noqa: F401 (the fixture: the C4 lab at its desk size)
 
 
 def pixels(widget) -> np.ndarray:
@@ -86,3 +90,35 @@ def test_a_selection_is_painted_by_qlabel(bar):
     assert bar.controller.session.set_value("W_in", (0, 0), 0.75)    # a new text drops the selection
     assert not caption.hasSelectedText()
     assert np.array_equal(pixels(caption), native_pixels(caption))
+
+
+def test_the_c4_labs_formulas_paint_what_qlabel_paints_and_lay_each_text_out_once(lab_panel):  # noqa: F811
+    session, panel = lab_panel
+    session.set_config(activation="identity")            # the collapsed line's formula shows too
+    for part in panel.parts():
+        panel.set_focus(part)
+        settle()
+        labels = [label for label in panel.findChildren(SteadyLabel) if label.isVisible() and label.text()]
+        assert labels
+        for label in labels:
+            assert label._own_paint()
+            assert np.array_equal(pixels(label), native_pixels(label)), (part, label.objectName())
+    panel.set_focus("ffn")
+    for value in (0.625, 0.75):                          # the labels settle at their heights
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+    collapsed = panel.findChild(SteadyLabel, "xorCollapsed")
+    assert collapsed is not None and collapsed.isVisible()
+    populated = []
+    the_labels_document(collapsed).contentsChanged.connect(lambda: populated.append(1))
+    before, texts = collapsed.layouts, set()
+    for value in (0.5625, 0.6875, 0.8125):               # α moves with W_in[0, 0]; one shape of number
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+        texts.add(collapsed.text())
+        pixels(collapsed)
+        assert populated == []                           # laid out and painted without QLabel's control
+        assert np.array_equal(pixels(collapsed), native_pixels(collapsed))
+        populated.clear()                                # (QLabel's own paint, for the comparison, parsed it)
+    assert len(texts) == 3
+    assert collapsed.layouts - before == 3
