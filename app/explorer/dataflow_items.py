@@ -198,7 +198,7 @@ class NumberNode(NodeBase):
         (A row is a handful of numbers: compared as Python floats, not with NumPy's per-call cost.)"""
         values = np.asarray(values, dtype=np.float64).tolist()
         shown, self._shown = self._shown, (values, limit) if marks is None else None
-        changed = range(len(values))
+        changed = range(min(len(values), len(self.texts)))
         if marks is None and shown is not None and shown[1] == limit and len(shown[0]) == len(values):
             changed = [i for i, (value, before) in enumerate(zip(values, shown[0]))
                        if value != before or copysign(1.0, value) != copysign(1.0, before)]
