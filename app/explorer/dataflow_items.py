@@ -6,6 +6,8 @@ heatmap. Items are built once per layout and then updated in place.
 """
 from __future__ import annotations
 
+from math import copysign
+
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainterPath, QPen, QPolygonF
@@ -158,10 +160,17 @@ class NumberNode(NodeBase):
         self.cells: list[QGraphicsRectItem] = []
         self.texts: list[QGraphicsSimpleTextItem] = []
         self.marks: list[QGraphicsRectItem | None] = [None] * size      # made when first needed
-        self._metrics = QFontMetricsF(geometry.number)
+        self._metrics = geometry.advances(geometry.number)
         self._room = geometry.cell_w - 3 * geometry.zoom
-        self._shown: tuple[np.ndarray, float] | None = None     # the values and limit drawn (no marks)
+        self._shown: tuple[list[float], float] | None = None     # the values and limit drawn (no marks)
         self.cell_rects: list[QRectF] = []          # each cell's whole box (marks, pointing)
+        # What each cell shows, kept here so that an edit reads no Qt item back: its text, the
+        # text's size (it is placed again only when that changes), its tint and its ink.
+        self._labels: list[str] = [""] * size
+        self._sizes: list[tuple[float, float] | None] = [None] * size
+        self._tints: list[QColor | None] = [None] * size
+        self._inks: list[QColor] = [palette.ink] * size
+        self._centres: list[tuple[float, float]] = []
         for i in range(size):
             whole = QRectF(self.body.left(), self.body.top() + i * geometry.cell_h, geometry.cell_w, geometry.cell_h)
             self.cell_rects.append(whole)
@@ -171,6 +180,8 @@ class NumberNode(NodeBase):
             cell = QGraphicsRectItem(whole.adjusted(CELL_GAP / 2, CELL_GAP / 2, -CELL_GAP / 2, -CELL_GAP / 2), self)
             cell.setPen(Qt.NoPen)
             self.cells.append(cell)
+            centre = cell.rect().center()
+            self._centres.append((centre.x(), centre.y()))
             text = QGraphicsSimpleTextItem("", cell)
             text.setFont(geometry.number)
             text.setBrush(palette.ink)
@@ -183,30 +194,43 @@ class NumberNode(NodeBase):
                    words: dict | None = None, alarm: QColor | None = None) -> None:
         """Show the values tinted on ±limit. `marks` (core.finite.Cell codes): an overflow or NaN cell
         reads as its word in `words` (the symbol where the word does not fit) on the `alarm` colour.
-        Without marks, a cell whose value (to the bit) and limit are those it shows is left as it is."""
-        values = np.asarray(values, dtype=np.float64)
-        shown, self._shown = self._shown, (values.copy(), limit) if marks is None else None
-        same = np.zeros(len(values), dtype=bool)
-        if marks is None and shown is not None and shown[1] == limit and shown[0].shape == values.shape:
-            same = (shown[0] == values) & (np.signbit(shown[0]) == np.signbit(values))
-        for i, (cell, text, value) in enumerate(zip(self.cells, self.texts, values)):
-            if same[i]:
-                continue
-            value = float(value)
-            label = compact_number(value, self._room, self._metrics)
+        Without marks, a cell whose value (to the bit) and limit are those it shows is left as it is.
+        (A row is a handful of numbers: compared as Python floats, not with NumPy's per-call cost.)"""
+        values = np.asarray(values, dtype=np.float64).tolist()
+        shown, self._shown = self._shown, (values, limit) if marks is None else None
+        changed = range(min(len(values), len(self.texts)))
+        if marks is None and shown is not None and shown[1] == limit and len(shown[0]) == len(values):
+            changed = [i for i, (value, before) in enumerate(zip(values, shown[0]))
+                       if value != before or copysign(1.0, value) != copysign(1.0, before)]
+            if not changed:
+                return
+        labels, sizes, tints, inks, room, metrics = \
+            self._labels, self._sizes, self._tints, self._inks, self._room, self._metrics
+        for i in changed:
+            value = values[i]
+            label = compact_number(value, room, metrics)
             severe = marks is not None and int(marks[i]) in (2, 3)        # Cell.OVERFLOW, Cell.UNDEFINED
             if severe and words:
                 word = format_number(value, words=words)
-                label = word if self._metrics.horizontalAdvance(word) <= self._room else label
-            if text.text() != label:
+                label = word if metrics.horizontalAdvance(word) <= room else label
+            if labels[i] != label:
+                labels[i] = label
+                text = self.texts[i]
                 text.setText(label)
-                place_text(text, cell.rect())
+                bounds = text.boundingRect()
+                size = bounds.width(), bounds.height()
+                if sizes[i] != size:               # (digits are as wide as each other: usually not)
+                    sizes[i] = size
+                    x, y = self._centres[i]
+                    text.setPos(x - size[0] / 2, y - size[1] / 2)       # centred, as place_text does
             colour = alarm if severe and alarm is not None else style.tint(value, limit)
-            if cell.brush().color() != colour:
-                cell.setBrush(colour)
+            if tints[i] is not colour and tints[i] != colour:         # (a tint is one of 256 shared colours)
+                tints[i] = colour
+                self.cells[i].setBrush(colour)
                 ink = style.text_colour_on(colour)
-                if text.brush().color() != ink:
-                    text.setBrush(ink)
+                if inks[i] != ink:
+                    inks[i] = ink
+                    self.texts[i].setBrush(ink)
 
     def set_marked(self, channels: set[int]) -> None:
         """Outline these cells (a lesson's highlighted cells of the token shown)."""

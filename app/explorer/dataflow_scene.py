@@ -60,7 +60,6 @@ class DataflowScene(SceneQueries, QGraphicsScene):
         self._limits: dict[str, float] = {}     # hook → colour limit (steady: see the module doc)
         self._drawn: dict[str, tuple] = {}      # hook → (array, token, head, limit) last drawn
         self._seen: dict[str, object] = {}       # hook → the array its limit was last widened for
-        self._rows: dict[str, np.ndarray | None] = {}   # hook → the numbers its node shows (None: marked cells)
         self._highlight: set[str] | None = None
         self._cells: dict[str, set[tuple[int, ...]]] = {}
         self._spot: str | None = None
@@ -190,7 +189,6 @@ class DataflowScene(SceneQueries, QGraphicsScene):
         self.layout = Layout()                # nothing to reach while the items go and come
         self.clear()
         self._drawn = {}
-        self._rows = {}
         look = appearance()
         self.geometry, self.palette = Geometry.at(look.zoom), Palette.of(look)
         self.setBackgroundBrush(self.palette.background)
@@ -262,17 +260,11 @@ class DataflowScene(SceneQueries, QGraphicsScene):
             elif fresh or drawn[1:] != (token, shown_head, limit):
                 row = array[shown_head, token] if array.ndim == 3 else array[token]
                 marks = self._severe_marks(hook) if severe else None
-                before = self._rows.get(hook)
-                if marks is None and before is not None and drawn is not None \
-                        and drawn[1:] == (token, shown_head, limit) and np.array_equal(row, before):
-                    pass                      # a recomputed array, the same numbers shown: nothing to redraw
-                else:
-                    words = alarm = None
-                    if marks is not None:
-                        marks = marks[shown_head, token] if array.ndim == 3 else marks[token]
-                        words, alarm = finite_marks.number_words(), finite_marks.problem_colour(True)
-                    node.set_values(row, limit, marks, words, alarm)
-                    self._rows[hook] = row.copy() if marks is None else None
+                words = alarm = None
+                if marks is not None:
+                    marks = marks[shown_head, token] if array.ndim == 3 else marks[token]
+                    words, alarm = finite_marks.number_words(), finite_marks.problem_colour(True)
+                node.set_values(row, limit, marks, words, alarm)   # (it leaves the cells whose numbers stayed)
             if fresh:
                 if severe:
                     self._mark_problem(hook, node)

@@ -77,6 +77,26 @@ def font(pixels: float, bold: bool = False) -> QFont:
     return result
 
 
+class Advances:
+    """QFontMetricsF.horizontalAdvance, remembered per text: a cell's candidate texts (see
+    compact_number) are measured once per font, not at every edit."""
+
+    def __init__(self, which: QFont):
+        self._metrics = QFontMetricsF(which)
+        self._widths: dict[str, float] = {}
+
+    def horizontalAdvance(self, text: str) -> float:  # noqa: N802 (QFontMetricsF's name)
+        width = self._widths.get(text)
+        if width is None:
+            if len(self._widths) > 4096:
+                self._widths.clear()
+            width = self._widths[text] = self._metrics.horizontalAdvance(text)
+        return width
+
+
+_ADVANCES: dict[tuple, Advances] = {}       # font (QFont.toString, families) → its Advances
+
+
 @dataclass(frozen=True)
 class Geometry:
     """Every length of the diagram, in scene pixels, at one interface zoom."""
@@ -123,6 +143,14 @@ class Geometry:
 
     def text_w(self, text: str, which: QFont) -> float:
         return QFontMetricsF(which).horizontalAdvance(text)
+
+    def advances(self, which: QFont) -> "Advances":
+        """`which`'s text widths, each measured once (shared by every node of this font)."""
+        key = which.toString(), tuple(which.families())
+        found = _ADVANCES.get(key)
+        if found is None:
+            found = _ADVANCES[key] = Advances(which)
+        return found
 
     def title_line_h(self, line: str) -> float:
         return math.ceil(line_height(line, self.title) + 3 * self.zoom)
