@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QRegion
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QRegion, QStaticText, QTextLayout, QTransform
 from PySide6.QtWidgets import QWidget
 
 from app.labs.xor.common import DIAGRAM_DECIMALS, TEXT_PT, trimmed
@@ -44,6 +44,37 @@ def scaled_font(points: float, bold: bool = False):
 def _font(points: float, bold: bool):
     # a paint sets a font a dozen times: made once per size, not on every paint
     return font(points, bold)
+
+
+@functools.lru_cache(maxsize=256)
+def _laid_out(text: str, points: float, bold: bool) -> tuple[QStaticText, float, float]:
+    """`text` in the drawing's font, laid out once: its QStaticText, and the advance and line height
+    that drawText(rect, AlignCenter, text) centres in its rect (so it is drawn where that draws it).
+    drawText lays the text out again on every call: a dozen texts an edit."""
+    face = _font(points, bold)
+    static = QStaticText(text)
+    static.setTextFormat(Qt.TextFormat.PlainText)
+    static.prepare(QTransform(), face)
+    layout = QTextLayout(text, face)
+    layout.beginLayout()
+    line = layout.createLine()
+    line.setLineWidth(0x01000000)                  # one line, as drawText without word wrap
+    layout.endLayout()
+    return static, line.horizontalAdvance(), line.ascent() + line.descent()
+
+
+def draw_centred(painter: QPainter, rect: QRectF, text: str, points: float, bold: bool = False) -> None:
+    """What painter.drawText(rect, Qt.AlignCenter, text) draws in scaled_font(points, bold) (the
+    painter's font), from the text laid out once: centred, and clipped to `rect` if it is larger."""
+    static, width, height = _laid_out(text, appearance().points(points), bold)
+    corner = QPointF(rect.left() + (rect.width() - width) / 2, rect.top() + (rect.height() - height) / 2)
+    if width > rect.width() or height > rect.height():
+        painter.save()
+        painter.setClipRect(rect, Qt.ClipOperation.IntersectClip)
+        painter.drawStaticText(corner, static)
+        painter.restore()
+    else:
+        painter.drawStaticText(corner, static)
 
 
 class XorDiagram(QWidget):
@@ -262,7 +293,7 @@ class XorDiagram(QWidget):
         painter.setFont(scaled_font(10))
         painter.setPen(QColor("#555555"))
         for rect, text in zip(self.header_rects(), self.headers):
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+            draw_centred(painter, rect, text, 10)
         # read edges: feature → spin → neuron
         for j in range(2):
             neuron = g[f"neuron{j}"]
@@ -288,7 +319,7 @@ class XorDiagram(QWidget):
         painter.setPen(QColor("#222222"))
         painter.setFont(scaled_font(11, bold=True))
         for j, rect in enumerate(self.contribution_rects()):
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.contributions[j])
+            draw_centred(painter, rect, self.contributions[j], 11, bold=True)
         b_out = self.spins[("b_out", (0,))].geometry()
         painter.setPen(self._edge_pen(self.edges.get(("b_out", (0,)), 0.0)))
         painter.drawLine(QPointF(g["sum"].center().x(), g["sum"].bottom()), QPointF(g["sum"].center().x(), b_out.top()))
@@ -306,15 +337,15 @@ class XorDiagram(QWidget):
             lines = self.texts.get(key, [])
             if len(lines) == 1:
                 painter.setFont(scaled_font(12, bold=True))
-                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, lines[0])
+                draw_centred(painter, rect, lines[0], 12, bold=True)
             else:
                 painter.setFont(scaled_font(11, bold=True))
-                painter.drawText(rect.adjusted(4, 4, -4, -rect.height() / 2), Qt.AlignmentFlag.AlignCenter, lines[0])
+                draw_centred(painter, rect.adjusted(4, 4, -4, -rect.height() / 2), lines[0], 11, bold=True)
                 painter.setFont(scaled_font(11))
-                painter.drawText(rect.adjusted(4, rect.height() / 2 - 2, -4, -4), Qt.AlignmentFlag.AlignCenter, lines[1])
+                draw_centred(painter, rect.adjusted(4, rect.height() / 2 - 2, -4, -4), lines[1], 11)
         painter.setBrush(QColor("#f3f3f3"))
         painter.setPen(QPen(QColor("#444444"), 1.5))
         painter.drawEllipse(g["sum"])
         painter.setFont(scaled_font(16, bold=True))
-        painter.drawText(g["sum"], Qt.AlignmentFlag.AlignCenter, "Σ")
+        draw_centred(painter, g["sum"], "Σ", 16, bold=True)
         painter.end()

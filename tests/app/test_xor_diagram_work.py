@@ -1,0 +1,99 @@
+"""Issue 13: an edit in the C4 two-neuron lab repaints the drawing from what it prepared before —
+its texts laid out once, not by a drawText per text per paint — and the drawing is the one the
+plain calls paint, pixel for pixel. Counted work, never time."""
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QApplication, QDoubleSpinBox
+
+from app.labs.xor import XorLabPanel, diagram as drawing
+from app.session import Session
+from app.widgets.appearance import appearance
+from core.formats.scenario import MAX_ABS_VALUE, load_scenario
+from tests.app.helpers import count_calls
+from tests.conftest import SCENARIOS
+
+# of tools/bench.py's edits: small weights, and the spin's own range (texts wider than their boxes)
+VALUES = (0.625, -1.375, 2.125, 0.3 * 2 * MAX_ABS_VALUE - MAX_ABS_VALUE, 0.2 * 2 * MAX_ABS_VALUE - MAX_ABS_VALUE)
+
+
+def settle():
+    for _ in range(4):
+        QApplication.instance().processEvents()
+
+
+def open_drawing(qtbot, size=(880, 650)):
+    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    panel = XorLabPanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(*size)
+    panel.set_focus("ffn")
+    panel.show()
+    qtbot.waitExposed(panel)
+    settle()
+    return session, panel, panel.part("ffn").diagram
+
+
+def picture(widget) -> QImage:
+    return widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+
+
+def test_an_edit_paints_the_drawings_texts_laid_out_before(qtbot, monkeypatch):
+    session, panel, diagram = open_drawing(qtbot)
+    spin = panel.findChild(QDoubleSpinBox, "xorW_in_0_0")
+    for value in VALUES:                              # every text these edits show, laid out once
+        spin.setValue(value)
+        settle()
+    texts = count_calls(monkeypatch, QPainter, "drawText")
+    prepared = []
+    plain_static = QPainter.drawStaticText
+    monkeypatch.setattr(QPainter, "drawStaticText",
+                        lambda painter, where, text: (prepared.append(text.text()), plain_static(painter, where, text)))
+    layouts = count_calls(monkeypatch, drawing.QTextLayout, "beginLayout")
+    for value in VALUES:
+        prepared.clear()
+        spin.setValue(value)
+        settle()
+        assert session.tensor("W_in")[0, 0] == value
+        # 4 headers, 2 contributions, p, n, 2 × 2 lines of the neurons, 2 of ŷ, Σ: once each
+        assert len(prepared) == 15
+        assert diagram.texts["neuron0"][1] in prepared
+    assert texts == [] and layouts == []
+
+
+def plain_draw_centred(painter, rect, text, points, bold=False):
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+
+@pytest.mark.parametrize("language, presenting", [("en", False), ("zh", False), ("zh", True), ("en", True)])
+def test_the_drawing_is_the_one_drawtext_paints(qtbot, monkeypatch, language, presenting):
+    """Where drawText(rect, AlignCenter, text) puts a text, clipped to its rect where it is wider
+    (a neuron's "z = −100000 → GELU → …"): the same pixels, at 100 % and presenting at 150 %,
+    in English and Chinese, after edits and after the zoom and the language change."""
+    from app import i18n
+    i18n.install(language)
+    if presenting:
+        appearance().set_zoom(1.5)
+        appearance().set_presenting(True)
+    session, panel, diagram = open_drawing(qtbot, (1010, 400) if presenting else (880, 650))
+    spin = panel.findChild(QDoubleSpinBox, "xorW_in_0_0")
+
+    def same_as_plain():
+        prepared = picture(diagram)
+        with monkeypatch.context() as patch:
+            patch.setattr(drawing, "draw_centred", plain_draw_centred)
+            plain = picture(diagram)
+        assert prepared == plain
+
+    same_as_plain()
+    for value in VALUES[2:]:
+        spin.setValue(value)
+        settle()
+        same_as_plain()
+    appearance().set_zoom(1.25)
+    settle()
+    same_as_plain()
+    i18n.install("en" if language == "zh" else "zh")
+    settle()
+    assert diagram.headers[1] == ("activation" if language == "zh" else "激活")
+    same_as_plain()
