@@ -61,6 +61,46 @@ def test_an_edit_paints_the_drawings_texts_laid_out_before(qtbot, monkeypatch):
     assert texts == [] and layouts == []
 
 
+def counted_constructions(monkeypatch, name: str) -> list:
+    """Every `name` (a Qt class the drawing's module uses) made from now on in that module."""
+    made = []
+    plain = getattr(drawing, name)
+
+    class Counted(plain):
+        def __init__(self, *args):
+            made.append(args)
+            super().__init__(*args)
+    monkeypatch.setattr(drawing, name, Counted)
+    return made
+
+
+def test_an_edit_works_out_no_geometry_and_makes_no_pens(qtbot, monkeypatch):
+    """The headers' and contributions' places (font metrics), the edges' ends, the region around
+    the spins and the edges' pens are worked out when the geometry changes, not on every edit."""
+    from tests.app.test_xor_diagram_paint import Paints
+    session, panel, diagram = open_drawing(qtbot)
+    spin = panel.findChild(QDoubleSpinBox, "xorW_in_0_0")
+    for value in VALUES:
+        spin.setValue(value)
+        settle()
+    metrics = counted_constructions(monkeypatch, "QFontMetricsF")
+    pens = counted_constructions(monkeypatch, "QPen")
+    regions = counted_constructions(monkeypatch, "QRegion")
+    headers = count_calls(monkeypatch, drawing.XorDiagram, "header_rects")
+    contributions = count_calls(monkeypatch, drawing.XorDiagram, "contribution_rects")
+    paints = Paints([diagram])
+    for value in VALUES:
+        paints.painted.clear()
+        spin.setValue(value)
+        settle()
+        assert paints.painted == ["xorDiagram"]
+    assert metrics == [] and pens == [] and regions == [] and headers == [] and contributions == []
+    # a new geometry (the zoom, the spins grown with it): worked out again
+    appearance().set_zoom(1.25)
+    settle()
+    assert headers and contributions and metrics
+
+
 def plain_draw_centred(painter, rect, text, points, bold=False):
     painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
@@ -84,6 +124,11 @@ def test_the_drawing_is_the_one_drawtext_paints(qtbot, monkeypatch, language, pr
             patch.setattr(drawing, "draw_centred", plain_draw_centred)
             plain = picture(diagram)
         assert prepared == plain
+        # and what the kept geometry, texts and pens draw is what they draw made anew
+        diagram._frame_cache = None
+        drawing._laid_out.cache_clear()
+        drawing._edge_pen.cache_clear()
+        assert picture(diagram) == prepared
 
     same_as_plain()
     for value in VALUES[2:]:
@@ -91,6 +136,9 @@ def test_the_drawing_is_the_one_drawtext_paints(qtbot, monkeypatch, language, pr
         settle()
         same_as_plain()
     appearance().set_zoom(1.25)
+    settle()
+    same_as_plain()
+    panel.resize(panel.width() + 90, panel.height() + 40)
     settle()
     same_as_plain()
     i18n.install("en" if language == "zh" else "zh")
