@@ -145,3 +145,26 @@ def test_the_drawing_is_the_one_drawtext_paints(qtbot, monkeypatch, language, pr
     settle()
     assert diagram.headers[1] == ("activation" if language == "zh" else "激活")
     same_as_plain()
+
+
+def test_an_edit_repaints_the_drawing_not_the_page_behind_it(qtbot):
+    """The drawing paints the window's colour behind itself and is opaque to Qt: an edit's repaint
+    of it does not first repaint the FFN page and the scroll area's viewport under it — and the
+    window shows the same pixels as when they did."""
+    from PySide6.QtWidgets import QScrollArea
+
+    from tests.app.test_xor_diagram_paint import Paints
+    session, panel, diagram = open_drawing(qtbot)
+    page = panel.part("ffn")
+    viewport = panel.findChild(QScrollArea, "xorScroll_ffn").viewport()
+    spin = panel.findChild(QDoubleSpinBox, "xorW_in_0_0")
+    paints = Paints([diagram, page, viewport])
+    for value in VALUES:
+        paints.painted.clear()
+        spin.setValue(value)
+        settle()
+        assert paints.painted == ["xorDiagram"]
+    shown = panel.screen().grabWindow(panel.winId()).toImage()
+    diagram.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, False)    # the page and viewport behind it
+    panel.repaint()
+    assert panel.screen().grabWindow(panel.winId()).toImage() == shown

@@ -113,6 +113,9 @@ class XorDiagram(QWidget):
         self._geometry: dict[str, QRectF] = {}
         self._frame_cache: Frame | None = None
         self._layouts = 0                  # how many times the geometry was worked out (the frame's key)
+        # It paints what is behind it (the window's colour) itself, so a repaint of the drawing does
+        # not repaint the page and the scroll area's viewport under it first.
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         appearance().changed.connect(self._follow_appearance)
         self._follow_appearance()
         self.retranslate()
@@ -289,10 +292,12 @@ class XorDiagram(QWidget):
         return self._frame_cache
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), self.palette().window())         # (clipped to the region painted)
         if not self._geometry or not self.texts:
+            painter.end()
             return
         frame = self._frame()
-        painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         # header captions over the columns
         painter.setFont(scaled_font(10))
