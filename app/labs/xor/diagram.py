@@ -305,7 +305,7 @@ class XorDiagram(QWidget):
         for rect, text in frame.headers:
             draw_centred(painter, rect, text, 10)
         # read edges (feature → spin → neuron), the bias edges, write edges (neuron → spin → Σ)
-        for cell, lines in frame.edges_before:
+        for cell, lines in frame.edge_lines:
             painter.setPen(edge_pen(self.edges.get(cell, 0.0)))
             for line in lines:
                 painter.drawLine(line)
@@ -372,26 +372,26 @@ class Frame:
         g = diagram._geometry
         k = appearance().scale
         self.headers = list(zip(diagram.header_rects(), diagram.headers))
-        self.edges_before: list[tuple[tuple[str, tuple[int, ...]], list[QLineF]]] = []
+        self.edge_lines: list[tuple[tuple[str, tuple[int, ...]], list[QLineF]]] = []
         geometry = {cell: spin.geometry() for cell, spin in diagram.spins.items()}
         for j in range(2):
             neuron = g[f"neuron{j}"]
             for i, source in enumerate(("p", "n")):
                 spin = geometry[("W_in", (i, j))]
                 start = QPointF(g[source].right(), g[source].center().y())
-                self.edges_before.append((("W_in", (i, j)), [
+                self.edge_lines.append((("W_in", (i, j)), [
                     QLineF(start, QPointF(spin.left(), spin.center().y())),
                     QLineF(QPointF(spin.right(), spin.center().y()),
                            QPointF(neuron.left(), neuron.center().y() + (i - 0.5) * 16 * k))]))
             bias = geometry[("b_in", (j,))]
             edge_y = bias.bottom() if j == 0 else bias.top()
-            self.edges_before.append((("b_in", (j,)), [
+            self.edge_lines.append((("b_in", (j,)), [
                 QLineF(QPointF(bias.center().x(), edge_y),
                        QPointF(neuron.center().x(), neuron.top() if j == 0 else neuron.bottom()))]))
             write = geometry[("W_out", (j, 0))]
             radius = g["sum"].width() / 2 * 0.7071            # enter Σ at its upper-left / lower-left
             end = QPointF(g["sum"].center().x() - radius, g["sum"].center().y() + (radius if j else -radius))
-            self.edges_before.append((("W_out", (j, 0)), [
+            self.edge_lines.append((("W_out", (j, 0)), [
                 QLineF(QPointF(neuron.right(), neuron.center().y()), QPointF(write.left(), write.center().y())),
                 QLineF(QPointF(write.right(), write.center().y()), end)]))
         b_out = geometry[("b_out", (0,))]
