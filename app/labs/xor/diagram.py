@@ -4,8 +4,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QRegion
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QRegion, QStaticText, QTextLayout, QTransform
 from PySide6.QtWidgets import QWidget
 
 from app.labs.xor.common import DIAGRAM_DECIMALS, TEXT_PT, trimmed
@@ -46,6 +46,37 @@ def _font(points: float, bold: bool):
     return font(points, bold)
 
 
+@functools.lru_cache(maxsize=256)
+def _laid_out(text: str, points: float, bold: bool) -> tuple[QStaticText, float, float]:
+    """`text` in the drawing's font, laid out once: its QStaticText, and the advance and line height
+    that drawText(rect, AlignCenter, text) centres in its rect (so it is drawn where that draws it).
+    drawText lays the text out again on every call: a dozen texts an edit."""
+    face = _font(points, bold)
+    static = QStaticText(text)
+    static.setTextFormat(Qt.TextFormat.PlainText)
+    static.prepare(QTransform(), face)
+    layout = QTextLayout(text, face)
+    layout.beginLayout()
+    line = layout.createLine()
+    line.setLineWidth(0x01000000)                  # one line, as drawText without word wrap
+    layout.endLayout()
+    return static, line.horizontalAdvance(), line.ascent() + line.descent()
+
+
+def draw_centred(painter: QPainter, rect: QRectF, text: str, points: float, bold: bool = False) -> None:
+    """What painter.drawText(rect, Qt.AlignCenter, text) draws in scaled_font(points, bold) (the
+    painter's font), from the text laid out once: centred, and clipped to `rect` if it is larger."""
+    static, width, height = _laid_out(text, appearance().points(points), bold)
+    corner = QPointF(rect.left() + (rect.width() - width) / 2, rect.top() + (rect.height() - height) / 2)
+    if width > rect.width() or height > rect.height():
+        painter.save()
+        painter.setClipRect(rect, Qt.ClipOperation.IntersectClip)
+        painter.drawStaticText(corner, static)
+        painter.restore()
+    else:
+        painter.drawStaticText(corner, static)
+
+
 class XorDiagram(QWidget):
     """p, n → two neurons (read weights, bias, activation) → write-back → Σ + b_out → ŷ.
 
@@ -80,6 +111,11 @@ class XorDiagram(QWidget):
         self.headers: list[str] = ["", "", "", ""]
         self.right = True                  # the selected sentence's verdict
         self._geometry: dict[str, QRectF] = {}
+        self._frame_cache: Frame | None = None
+        self._layouts = 0                  # how many times the geometry was worked out (the frame's key)
+        # It paints what is behind it (the window's colour) itself, so a repaint of the drawing does
+        # not repaint the page and the scroll area's viewport under it first.
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         appearance().changed.connect(self._follow_appearance)
         self._follow_appearance()
         self.retranslate()
@@ -148,8 +184,9 @@ class XorDiagram(QWidget):
         self.right = right
         # The drawing around the spin boxes only: nothing is drawn under them (every edge ends at
         # a spin's border), and a spin whose value changed repaints itself, so the other eight are
-        # not painted again on every edit.
-        self.update(self._around_spins())
+        # not painted again on every edit. (Hidden, nothing is painted: Qt drops the update.)
+        if self.isVisible():
+            self.update(self._frame().around_spins)
 
     def _around_spins(self) -> QRegion:
         region = QRegion(self.rect())
@@ -189,6 +226,7 @@ class XorDiagram(QWidget):
         g["sum"] = QRectF(w * 0.78 - 24 * k, (neuron_y[0] + neuron_y[1]) / 2 - 24 * k, 48 * k, 48 * k)
         g["out"] = QRectF(w - 108 * k, g["sum"].center().y() - 30 * k, 104 * k, 60 * k)
         self._geometry = g
+        self._layouts += 1
         read_x = w * 0.22
         for j in range(2):
             for i in range(2):
@@ -244,77 +282,138 @@ class XorDiagram(QWidget):
         return [QRectF(QRectF(writes[0]).center().x() - widths[0] / 2, writes[0].top() - 24 * k, widths[0], 20 * k),
                 QRectF(QRectF(writes[1]).center().x() - widths[1] / 2, writes[1].bottom() + 4 * k, widths[1], 20 * k)]
 
-    def _edge_pen(self, value: float) -> QPen:
-        colour = POSITIVE_EDGE if value > 0 else NEGATIVE_EDGE if value < 0 else QColor("#bbbbbb")
-        pen = QPen(colour, 1.5 + 1.5 * min(abs(value), 2.0))
-        if value == 0:
-            pen.setStyle(Qt.PenStyle.DashLine)
-        return pen
+    def _frame(self) -> "Frame":
+        """Where everything but the numbers is drawn, worked out once for the drawing's geometry,
+        the spins' places and the headers (not on every paint: an edit changes numbers only)."""
+        key = (self._layouts, tuple(tuple(spin.geometry().getRect()) for spin in self.spins.values()),
+               tuple(self.headers))
+        if self._frame_cache is None or self._frame_cache.key != key:
+            self._frame_cache = Frame(self, key)
+        return self._frame_cache
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
-        if not self._geometry or not self.texts:
-            return
-        g = self._geometry
-        k = appearance().scale
         painter = QPainter(self)
+        painter.fillRect(self.rect(), self.palette().window())         # (clipped to the region painted)
+        if not self._geometry or not self.texts:
+            painter.end()
+            return
+        frame = self._frame()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         # header captions over the columns
         painter.setFont(scaled_font(10))
-        painter.setPen(QColor("#555555"))
-        for rect, text in zip(self.header_rects(), self.headers):
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
-        # read edges: feature → spin → neuron
-        for j in range(2):
-            neuron = g[f"neuron{j}"]
-            for i, source in enumerate(("p", "n")):
-                spin = self.spins[("W_in", (i, j))].geometry()
-                painter.setPen(self._edge_pen(self.edges.get(("W_in", (i, j)), 0.0)))
-                start = QPointF(g[source].right(), g[source].center().y())
-                painter.drawLine(start, QPointF(spin.left(), spin.center().y()))
-                painter.drawLine(QPointF(spin.right(), spin.center().y()),
-                                 QPointF(neuron.left(), neuron.center().y() + (i - 0.5) * 16 * k))
-            bias = self.spins[("b_in", (j,))].geometry()
-            painter.setPen(self._edge_pen(self.edges.get(("b_in", (j,)), 0.0)))
-            edge_y = bias.bottom() if j == 0 else bias.top()
-            painter.drawLine(QPointF(bias.center().x(), edge_y),
-                             QPointF(neuron.center().x(), neuron.top() if j == 0 else neuron.bottom()))
-            # write edges: neuron → spin → Σ, with the contribution of the selected sentence
-            write = self.spins[("W_out", (j, 0))].geometry()
-            painter.setPen(self._edge_pen(self.edges.get(("W_out", (j, 0)), 0.0)))
-            painter.drawLine(QPointF(neuron.right(), neuron.center().y()), QPointF(write.left(), write.center().y()))
-            radius = g["sum"].width() / 2 * 0.7071            # enter Σ at its upper-left / lower-left
-            end = QPointF(g["sum"].center().x() - radius, g["sum"].center().y() + (radius if j else -radius))
-            painter.drawLine(QPointF(write.right(), write.center().y()), end)
-        painter.setPen(QColor("#222222"))
+        painter.setPen(HEADER_INK)
+        for rect, text in frame.headers:
+            draw_centred(painter, rect, text, 10)
+        # read edges (feature → spin → neuron), the bias edges, write edges (neuron → spin → Σ)
+        for cell, lines in frame.edge_lines:
+            painter.setPen(edge_pen(self.edges.get(cell, 0.0)))
+            for line in lines:
+                painter.drawLine(line)
+        # with the contribution of the selected sentence
+        painter.setPen(TEXT_INK)
         painter.setFont(scaled_font(11, bold=True))
-        for j, rect in enumerate(self.contribution_rects()):
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.contributions[j])
-        b_out = self.spins[("b_out", (0,))].geometry()
-        painter.setPen(self._edge_pen(self.edges.get(("b_out", (0,)), 0.0)))
-        painter.drawLine(QPointF(g["sum"].center().x(), g["sum"].bottom()), QPointF(g["sum"].center().x(), b_out.top()))
-        painter.setPen(QPen(QColor("#333333"), 2))
-        painter.drawLine(QPointF(g["sum"].right(), g["sum"].center().y()), QPointF(g["out"].left(), g["sum"].center().y()))
+        for text, rect in zip(self.contributions, frame.contributions(self)):
+            draw_centred(painter, rect, text, 11, bold=True)
+        painter.setPen(edge_pen(self.edges.get(("b_out", (0,)), 0.0)))
+        painter.drawLine(frame.b_out_edge)
+        painter.setPen(OUTPUT_PEN)
+        painter.drawLine(frame.output_edge)
         # nodes
-        for key in ("p", "n", "neuron0", "neuron1", "out"):
-            rect = g[key]
-            fill = QColor("#f3f3f3")
-            if key == "out":
-                fill = QColor("#e8f5e9") if self.right else QColor("#ffebee")
-            painter.setPen(QPen(QColor("#444444"), 1.5))
-            painter.setBrush(fill)
-            painter.drawRoundedRect(rect, 8 * k, 8 * k)
+        painter.setPen(NODE_PEN)
+        for key, rect, roundness, text_rects in frame.nodes:
+            painter.setBrush(NODE_FILL if key != "out" else RIGHT_FILL if self.right else WRONG_FILL)
+            painter.drawRoundedRect(rect, roundness, roundness)
             lines = self.texts.get(key, [])
             if len(lines) == 1:
                 painter.setFont(scaled_font(12, bold=True))
-                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, lines[0])
-            else:
+                draw_centred(painter, rect, lines[0], 12, bold=True)
+            elif lines:
                 painter.setFont(scaled_font(11, bold=True))
-                painter.drawText(rect.adjusted(4, 4, -4, -rect.height() / 2), Qt.AlignmentFlag.AlignCenter, lines[0])
+                draw_centred(painter, text_rects[0], lines[0], 11, bold=True)
                 painter.setFont(scaled_font(11))
-                painter.drawText(rect.adjusted(4, rect.height() / 2 - 2, -4, -4), Qt.AlignmentFlag.AlignCenter, lines[1])
-        painter.setBrush(QColor("#f3f3f3"))
-        painter.setPen(QPen(QColor("#444444"), 1.5))
-        painter.drawEllipse(g["sum"])
+                draw_centred(painter, text_rects[1], lines[1], 11)
+        painter.setBrush(NODE_FILL)
+        painter.drawEllipse(frame.sum)
         painter.setFont(scaled_font(16, bold=True))
-        painter.drawText(g["sum"], Qt.AlignmentFlag.AlignCenter, "Σ")
+        draw_centred(painter, frame.sum, "Σ", 16, bold=True)
         painter.end()
+
+
+HEADER_INK = QColor("#555555")
+TEXT_INK = QColor("#222222")
+NODE_PEN = QPen(QColor("#444444"), 1.5)
+NODE_FILL = QColor("#f3f3f3")
+RIGHT_FILL, WRONG_FILL = QColor("#e8f5e9"), QColor("#ffebee")
+OUTPUT_PEN = QPen(QColor("#333333"), 2)
+
+
+def edge_pen(value: float) -> QPen:
+    """An edge's pen: its weight's sign as the colour, its size (up to 2) as the width, dashed at 0."""
+    return _edge_pen(1 if value > 0 else -1 if value < 0 else 0, min(abs(value), 2.0))
+
+
+@functools.lru_cache(maxsize=256)
+def _edge_pen(sign: int, size: float) -> QPen:
+    # made once per sign and size: an edit changes one weight, a paint sets nine pens
+    colour = POSITIVE_EDGE if sign > 0 else NEGATIVE_EDGE if sign < 0 else QColor("#bbbbbb")
+    pen = QPen(colour, 1.5 + 1.5 * size)
+    if sign == 0:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    return pen
+
+
+class Frame:
+    """The drawing's fixed parts for one geometry: the header captions' places, every edge's
+    segments (in the order they are painted), the nodes' boxes and their texts' boxes, and the
+    region around the spins; the contributions' boxes per pair of texts."""
+
+    def __init__(self, diagram: XorDiagram, key: tuple):
+        self.key = key
+        g = diagram._geometry
+        k = appearance().scale
+        self.headers = list(zip(diagram.header_rects(), diagram.headers))
+        self.edge_lines: list[tuple[tuple[str, tuple[int, ...]], list[QLineF]]] = []
+        geometry = {cell: spin.geometry() for cell, spin in diagram.spins.items()}
+        for j in range(2):
+            neuron = g[f"neuron{j}"]
+            for i, source in enumerate(("p", "n")):
+                spin = geometry[("W_in", (i, j))]
+                start = QPointF(g[source].right(), g[source].center().y())
+                self.edge_lines.append((("W_in", (i, j)), [
+                    QLineF(start, QPointF(spin.left(), spin.center().y())),
+                    QLineF(QPointF(spin.right(), spin.center().y()),
+                           QPointF(neuron.left(), neuron.center().y() + (i - 0.5) * 16 * k))]))
+            bias = geometry[("b_in", (j,))]
+            edge_y = bias.bottom() if j == 0 else bias.top()
+            self.edge_lines.append((("b_in", (j,)), [
+                QLineF(QPointF(bias.center().x(), edge_y),
+                       QPointF(neuron.center().x(), neuron.top() if j == 0 else neuron.bottom()))]))
+            write = geometry[("W_out", (j, 0))]
+            radius = g["sum"].width() / 2 * 0.7071            # enter Σ at its upper-left / lower-left
+            end = QPointF(g["sum"].center().x() - radius, g["sum"].center().y() + (radius if j else -radius))
+            self.edge_lines.append((("W_out", (j, 0)), [
+                QLineF(QPointF(neuron.right(), neuron.center().y()), QPointF(write.left(), write.center().y())),
+                QLineF(QPointF(write.right(), write.center().y()), end)]))
+        b_out = geometry[("b_out", (0,))]
+        self.b_out_edge = QLineF(QPointF(g["sum"].center().x(), g["sum"].bottom()),
+                                 QPointF(g["sum"].center().x(), b_out.top()))
+        self.output_edge = QLineF(QPointF(g["sum"].right(), g["sum"].center().y()),
+                                  QPointF(g["out"].left(), g["sum"].center().y()))
+        self.nodes = []
+        for key in ("p", "n", "neuron0", "neuron1", "out"):
+            rect = g[key]
+            self.nodes.append((key, rect, 8 * k, (rect.adjusted(4, 4, -4, -rect.height() / 2),
+                                                  rect.adjusted(4, rect.height() / 2 - 2, -4, -4))))
+        self.sum = g["sum"]
+        self.around_spins = diagram._around_spins()
+        self._contributions: dict[tuple[str, ...], list[QRectF]] = {}
+
+    def contributions(self, diagram: XorDiagram) -> list[QRectF]:
+        """diagram.contribution_rects() for its contributions now (they depend on the texts only
+        when the drawing is short)."""
+        texts = tuple(diagram.contributions)
+        if texts not in self._contributions:
+            if len(self._contributions) > 64:
+                self._contributions.clear()
+            self._contributions[texts] = diagram.contribution_rects()
+        return self._contributions[texts]
