@@ -27,7 +27,8 @@ class DocumentPaint:
         self._document.setUndoRedoEnabled(False)
         self._settings: tuple | None = None         # (font key, width, alignment, wrap) the document has
         self._text: tuple | None = None             # (text, rich) the document holds
-        self._placed: tuple | None = None           # (key, origin, clip, paint context): _placing
+        self._placed: tuple | None = None           # (key, origin, clip): _placing
+        self._context: tuple | None = None          # (key, paint context): _placing
         self.layouts = 0                            # documents laid out (counted by the tests)
         self.native = False
 
@@ -85,24 +86,27 @@ class DocumentPaint:
     def _placing(self) -> tuple[QPointF, QRect, QAbstractTextDocumentLayout.PaintContext]:
         """Where QLabel puts its document (its layout rect: the document rect, the text centred
         vertically by the alignment) and the paint context it draws it with (the palette, its
-        text in the label's foreground colour), kept until the text, the size or the palette change."""
+        text in the label's foreground colour); each kept until what it depends on changes (a new
+        number of the same height moves neither)."""
         rect = self._document_rect()
-        palette = self.palette()
-        key = (self._settings, self._text, rect, palette.cacheKey(), self.isEnabled(), self.foregroundRole())
-        if self._placed is None or self._placed[0] != key:
-            height = self._document.documentLayout().documentSize().height()
-            alignment = self.alignment()
+        height = self._document.documentLayout().documentSize().height()
+        where = (rect, height, self.alignment())
+        if self._placed is None or self._placed[0] != where:
             offset = 0.0
-            if alignment & Qt.AlignmentFlag.AlignVCenter:
+            if where[2] & Qt.AlignmentFlag.AlignVCenter:
                 offset = max((rect.height() - height) / 2, 0.0)
-            elif alignment & Qt.AlignmentFlag.AlignBottom:
+            elif where[2] & Qt.AlignmentFlag.AlignBottom:
                 offset = max(rect.height() - height, 0.0)
             aligned = QRectF(rect.x(), rect.y() + offset, rect.width(), rect.height()).toAlignedRect()
+            self._placed = (where, QPointF(aligned.topLeft()), QRect(0, 0, aligned.width(), aligned.height()))
+        palette = self.palette()
+        look = (palette.cacheKey(), self.isEnabled(), self.foregroundRole())
+        if self._context is None or self._context[0] != look:
             option = QStyleOption()
             option.initFrom(self)
             context = QAbstractTextDocumentLayout.PaintContext()
             context.palette = option.palette
             if self.foregroundRole() != QPalette.ColorRole.Text and self.isEnabled():
                 context.palette.setColor(QPalette.ColorRole.Text, context.palette.color(self.foregroundRole()))
-            self._placed = (key, QPointF(aligned.topLeft()), QRect(0, 0, aligned.width(), aligned.height()), context)
-        return self._placed[1:]
+            self._context = (look, context)
+        return self._placed[1], self._placed[2], self._context[1]
