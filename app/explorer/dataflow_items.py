@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygo
                                QGraphicsSimpleTextItem)
 
 from app.explorer.dataflow_plan import EdgeSpec
-from app.explorer.dataflow_style import DIMMED, Geometry, Palette, centered_text, compact_number, place_text
+from app.explorer.dataflow_style import DIMMED, Geometry, Palette, centered_text, compact_number, fade, place_text, set_ink
 from app.widgets import style
 from app.widgets.inert import plain_tooltip
 from core.numbers import format_number
@@ -140,7 +140,7 @@ class NodeBase(Rounded):
         self._selected = selected
         self.outline.setVisible(selected)
         for line in self.title_lines:
-            line.setBrush(self.palette.accent if selected else self.palette.ink)
+            set_ink(line, self.palette.accent if selected else self.palette.ink)
 
     def text_items(self) -> list[QGraphicsSimpleTextItem]:
         """Every text the node shows (for the readability and fit checks)."""
@@ -184,7 +184,7 @@ class NumberNode(NodeBase):
             self._centres.append((centre.x(), centre.y()))
             text = QGraphicsSimpleTextItem("", cell)
             text.setFont(geometry.number)
-            text.setBrush(palette.ink)
+            set_ink(text, palette.ink)
             self.texts.append(text)
 
     def body_width(self) -> float:
@@ -230,7 +230,7 @@ class NumberNode(NodeBase):
                 ink = style.text_colour_on(colour)
                 if inks[i] != ink:
                     inks[i] = ink
-                    self.texts[i].setBrush(ink)
+                    set_ink(self.texts[i], ink)
 
     def set_marked(self, channels: set[int]) -> None:
         """Outline these cells (a lesson's highlighted cells of the token shown)."""
@@ -286,7 +286,7 @@ class EdgeItem(QGraphicsPathItem):
             self.label_box.setZValue(3)
             self.label = QGraphicsSimpleTextItem(label, self.label_box)
             self.label.setFont(geometry.label)
-            self.label.setBrush(palette.muted if not residual else self.colour)
+            set_ink(self.label, palette.muted if not residual else self.colour)
             self.set_label(label, force=True)
 
     def set_label(self, label: str, force: bool = False) -> None:
@@ -303,7 +303,7 @@ class EdgeItem(QGraphicsPathItem):
 
     def set_emphasis(self, emphasised: bool | None) -> None:
         """None: normal; True: stressed; False: dimmed."""
-        self.setOpacity(DIMMED if emphasised is False else 1.0)
+        fade(self, DIMMED if emphasised is False else 1.0)
         colour = self.emphasis_colour if emphasised else self.colour
         self.setPen(QPen(colour, self.width * (1.8 if emphasised else 1.0), Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
         self.arrow.setBrush(colour)
@@ -343,7 +343,7 @@ class TokenItem(Rounded):
         accent = self.palette.accent
         self.setBrush(accent if selected else self.palette.token_fill)
         self.setPen(QPen(accent.darker(120) if selected else self.palette.node_border, 1.2 * self.geometry.zoom))
-        self.text.setBrush(style.text_colour_on(accent) if selected else self.palette.ink)
+        set_ink(self.text, style.text_colour_on(accent) if selected else self.palette.ink)
         which = self.text.font()
         if which.bold() != selected:
             which.setBold(selected)
@@ -394,4 +394,4 @@ class HeadChip(Rounded):
         accent = self.palette.accent
         self.setBrush(accent if selected else self.palette.background)
         self.setPen(QPen(accent, 1.2 * self.geometry.zoom))
-        self.text.setBrush(style.text_colour_on(accent) if selected else accent)
+        set_ink(self.text, style.text_colour_on(accent) if selected else accent)

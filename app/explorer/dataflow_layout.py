@@ -16,7 +16,7 @@ from app.explorer.dataflow_items import EdgeItem, GapMarker, HeadChip, NodeBase,
 from app.explorer.dataflow_plan import Q, X, EdgeSpec, compact, plan, reading_order
 from app.explorer.dataflow_route import below_lanes, route_edge
 from app.explorer.dataflow_strip import StripNode
-from app.explorer.dataflow_style import NUMBERS_MAX, Geometry, Palette, tr
+from app.explorer.dataflow_style import NUMBERS_MAX, Geometry, Palette, set_ink, tr
 
 TOKEN_ROWS = NUMBERS_MAX      # a longer token list shows a window of this many around the selected one
 
@@ -203,7 +203,7 @@ def _bands(scene, layout: Layout, rows, nodes, row_bounds, trace, g: Geometry, p
         scene.addItem(band)
         text = QGraphicsSimpleTextItem(band_caption(row.name), band)
         text.setFont(g.header)
-        text.setBrush(palette.muted)
+        set_ink(text, palette.muted)
         text.setPos(rect.left() + 10 * z, rect.top() + (g.band_header - text.boundingRect().height()) / 2 + 1)
         layout.bands.append((band, text, row.name))
         if attention and Q in trace:
@@ -229,7 +229,7 @@ def _tokens(scene, layout: Layout, x_node: NodeBase, tokens, token_w: float, sel
     start = token_window(len(tokens), selected)
     header = QGraphicsSimpleTextItem(token_caption(len(tokens), start))
     header.setFont(g.header)
-    header.setBrush(palette.muted)
+    set_ink(header, palette.muted)
     header.setPos(6 * z + token_w / 2 - header.boundingRect().width() / 2, top - g.band_header - 2 * z)
     scene.addItem(header)
     layout.token_header = header

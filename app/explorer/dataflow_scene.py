@@ -23,7 +23,7 @@ from app.explorer.dataflow_plan import Q
 from app.explorer.dataflow_pointing import hit, value_tooltip
 from app.explorer.dataflow_queries import SceneQueries
 from app.explorer.dataflow_strip import StripNode
-from app.explorer.dataflow_style import (DIMMED, FORCED_NUMBERS_MAX, NUMBERS_MAX, Geometry, Palette, place_text,
+from app.explorer.dataflow_style import (DIMMED, FORCED_NUMBERS_MAX, NUMBERS_MAX, Geometry, Palette, fade, place_text,
                                          tr)
 from app.explorer.dataflow_titles import titles
 from app.session import Session
@@ -337,7 +337,7 @@ class DataflowScene(SceneQueries, QGraphicsScene):
         chosen = {self._spot} if self._spot is not None else self._highlight
         for hook, node in self.layout.nodes.items():
             on = chosen is None or hook in chosen
-            node.setOpacity(1.0 if on else DIMMED)
+            fade(node, 1.0 if on else DIMMED)
             node.glow.setVisible(chosen is not None and on)
         for edge in self.layout.edges:
             if chosen is None:

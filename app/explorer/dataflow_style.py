@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from PySide6.QtCore import QCoreApplication, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
-from PySide6.QtWidgets import QGraphicsSimpleTextItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 
 from app.widgets.appearance import Appearance
 from core.numbers import MINUS, format_number
@@ -220,9 +220,44 @@ def place_text(item: QGraphicsSimpleTextItem, rect: QRectF) -> None:
 def centered_text(parent, text: str, which: QFont, rect: QRectF, colour: QColor) -> QGraphicsSimpleTextItem:
     item = QGraphicsSimpleTextItem(text, parent)
     item.setFont(which)
-    item.setBrush(colour)
+    set_ink(item, colour)
     place_text(item, rect)
     return item
+
+
+# --- dimming ----------------------------------------------------------------------------------
+# A dimmed node (or edge) is drawn at DIMMED opacity. Qt draws a text under a painter opacity
+# below 1 on its slow path: every glyph's pixels become spans, handed in batches to a thread pool
+# and waited for (about 60 µs a number against 5, so a dozen dimmed numbers cost more than the rest
+# of the diagram). A text in a dimmed item therefore ignores the item's opacity and is drawn in its
+# colour made as transparent instead, which Qt blends on its fast path, to the same pixels.
+
+_INK, _FADE = 0, 1                  # (QGraphicsItem data keys: the text's own colour, its opacity)
+
+
+def set_ink(item: QGraphicsSimpleTextItem, colour: QColor) -> None:
+    """Give a diagram text its colour, drawn at the opacity of the item it is dimmed with (fade)."""
+    item.setData(_INK, QColor(colour))
+    opacity = item.data(_FADE)
+    if opacity is not None and opacity < 1.0:
+        colour = QColor(colour)
+        colour.setAlphaF(colour.alphaF() * opacity)
+    item.setBrush(colour)
+
+
+def fade(item: QGraphicsItem, opacity: float) -> None:
+    """Draw `item` and what it holds at `opacity`: its shapes by the item's opacity, its texts by
+    their own colours' transparency (see above)."""
+    item.setOpacity(opacity)
+    under = item.childItems()
+    while under:
+        child = under.pop()
+        under.extend(child.childItems())
+        if isinstance(child, QGraphicsSimpleTextItem):
+            ink = child.data(_INK)
+            child.setData(_FADE, opacity)
+            child.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, opacity < 1.0)
+            set_ink(child, ink if ink is not None else child.brush().color())
 
 
 def exponent_text(value: float, decimals: int) -> str:

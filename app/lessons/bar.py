@@ -17,6 +17,7 @@ from app.lessons.controller import LESSONS, LessonController
 from app.session import Change
 from app.start_card import StartCard
 from app.widgets.appearance import appearance
+from app.widgets.document_label import DocumentPaint
 from app.widgets.elided_combo import ElidedComboBox
 from app.widgets.fence import SizeFence
 from app.widgets.inert import escaped
@@ -308,9 +309,8 @@ class LessonBar(QWidget):
             QCoreApplication.sendPostedEvents(self.caption_fence, QEvent.Type.LayoutRequest)
             if self.caption.isVisible():
                 # The check found the height of a text of this shape remembered (CaptionLabel), so
-                # nothing laid the new text out: lay it out at the caption's width now; laid out
-                # while it is being painted, the caption asks for another paint.
-                QLabel.heightForWidth(self.caption, self.caption.width())
+                # nothing laid the new text out: lay it out at the caption's width now, once.
+                self.caption.lay_out()
         question = step.render("question", self.language, trace)
         self.question.setVisible(question is not None)
         self.show_answer.setVisible(question is not None)
@@ -340,14 +340,16 @@ class LessonBar(QWidget):
             self.caption.setMinimumHeight(height)
 
 
-class CaptionLabel(QLabel):
+class CaptionLabel(DocumentPaint, QLabel):
     """The caption: a QLabel whose sizes are remembered by its text's shape (ShapeHints), so the
     next value of a live number lays out no rich text to find them (the caption's fence asks for
-    its least size and its height on every edit: half a dozen layouts of a long text)."""
+    its least size and its height on every edit: half a dozen layouts of a long text), and which
+    paints its text from a document of its own, laid out once per text (DocumentPaint)."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._hints = ShapeHints()
+        self.init_document()
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         return self._hints.get(self, "height", super().heightForWidth, width)

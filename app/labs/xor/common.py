@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel
 
 from app.explorer.plots.residual import round_out
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
+from app.widgets.document_label import DocumentPaint
 from app.widgets.steady_label import ShapeHints
 from app.widgets.style import font, quiet_plot, set_axis_label, set_title
 from core.numbers import format_number
@@ -34,12 +35,13 @@ SEQUENTIAL = pg.colormap.get("viridis")
 trimmed = partial(format_number, trim=True)
 
 
-class SteadyLabel(QLabel):
+class SteadyLabel(DocumentPaint, QLabel):
     """A wrapping label whose height at a given width does not shrink when its text does: a live
     number one digit shorter (or a sentence one word shorter) must not re-lay out the lab, resize
     its plots and repaint them on every edit. `release()` (a new scenario, a new language) lets it
     fit its text again. Its sizes for a text are remembered by the text's shape (ShapeHints): the
-    next value of a live number lays out no text to find them."""
+    next value of a live number lays out no text to find them. It paints its text from a document
+    of its own, laid out once per new text (DocumentPaint)."""
 
     MAX_WIDTHS = 64                                  # heights remembered per width, at most
 
@@ -51,6 +53,7 @@ class SteadyLabel(QLabel):
         self._known_text: str | None = None          # the text both are for
         self._hints = ShapeHints()                   # the sizes of texts, by their shape
         self._twin: QLabel | None = None             # measures them (see _synced_twin)
+        self.init_document()
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         # A layout asks this dozens of times per edit; laying out rich text each time costs
@@ -147,7 +150,7 @@ def set_text(widget: QLabel, text: str) -> None:
         if isinstance(widget, SteadyLabel) and widget.isVisible():
             # lay the new text out now, at the label's width: laid out while it is being
             # painted, the label asks for another paint (one more pass of the window)
-            QLabel.heightForWidth(widget, widget.width())
+            widget.lay_out()
 
 
 def esc(text: str) -> str:
