@@ -7,24 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsSimpleTextItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 
 from app.explorer.dataflow_style import DIMMED, _FADE, _INK
-from tests.app.helpers import make_session, show
-
-
-def settle():
-    app = QApplication.instance()
-    for _ in range(4):
-        app.processEvents()
-
-
-def diagram(qtbot):
-    from app.explorer.dataflow import DataflowView
-    session = make_session("r45-ffn.json")
-    view = show(qtbot, DataflowView(session), 900, 420)
-    settle()
-    return session, view
+from tests.app.test_dataflow_edit_work import diagram, settle
 
 
 def texts(view) -> list[QGraphicsSimpleTextItem]:
