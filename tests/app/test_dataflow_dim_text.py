@@ -1,6 +1,6 @@
 """Issue 13: a dimmed node's numbers are drawn on Qt's fast text path. Under a painter opacity below
-1 Qt draws every glyph through spans handed to a thread pool (about 60 µs a number, against 5):
-a lesson step that dims half the diagram spent a fifth of its edit there. A text in a dimmed node
+1 Qt draws every glyph through spans (with Qt's raster thread pool, about 60 µs a number against
+5; a lesson step that dims half the diagram spent a fifth of its edit there). A text in a dimmed node
 (or edge) now ignores the node's opacity and is drawn in its colour made as transparent, to the
 same pixels. Checked by structure and by pixels, never by time."""
 from __future__ import annotations
