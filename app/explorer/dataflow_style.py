@@ -227,10 +227,11 @@ def centered_text(parent, text: str, which: QFont, rect: QRectF, colour: QColor)
 
 # --- dimming ----------------------------------------------------------------------------------
 # A dimmed node (or edge) is drawn at DIMMED opacity. Qt draws a text under a painter opacity
-# below 1 on its slow path: every glyph's pixels become spans, handed in batches to a thread pool
-# and waited for (about 60 µs a number against 5, so a dozen dimmed numbers cost more than the rest
-# of the diagram). A text in a dimmed item therefore ignores the item's opacity and is drawn in its
-# colour made as transparent instead, which Qt blends on its fast path, to the same pixels.
+# below 1 on its slow path: every glyph's pixels become spans (with Qt's raster thread pool, handed
+# to it in batches and waited for: about 60 µs a number against 5). A text in a dimmed item
+# therefore ignores the item's opacity and is drawn in its colour made as transparent instead,
+# which Qt blends on its fast text path, to the same pixels: the R45 diagram's full repaint with 48
+# dimmed texts, 2.8 → 1.7 ms without the pool (app.launch.serial_painting).
 
 _INK, _FADE = 0, 1                  # (QGraphicsItem data keys: the text's own colour, its opacity)
 

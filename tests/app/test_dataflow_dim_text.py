@@ -1,30 +1,16 @@
 """Issue 13: a dimmed node's numbers are drawn on Qt's fast text path. Under a painter opacity below
-1 Qt draws every glyph through spans handed to a thread pool (about 60 µs a number, against 5):
-a lesson step that dims half the diagram spent a fifth of its edit there. A text in a dimmed node
+1 Qt draws every glyph through spans (with Qt's raster thread pool, about 60 µs a number against
+5; a lesson step that dims half the diagram spent a fifth of its edit there). A text in a dimmed node
 (or edge) now ignores the node's opacity and is drawn in its colour made as transparent, to the
 same pixels. Checked by structure and by pixels, never by time."""
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsSimpleTextItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
 
 from app.explorer.dataflow_style import DIMMED, _FADE, _INK
-from tests.app.helpers import make_session, show
-
-
-def settle():
-    app = QApplication.instance()
-    for _ in range(4):
-        app.processEvents()
-
-
-def diagram(qtbot):
-    from app.explorer.dataflow import DataflowView
-    session = make_session("r45-ffn.json")
-    view = show(qtbot, DataflowView(session), 900, 420)
-    settle()
-    return session, view
+from tests.app.test_dataflow_edit_work import diagram, settle
 
 
 def texts(view) -> list[QGraphicsSimpleTextItem]:
