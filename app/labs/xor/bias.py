@@ -64,7 +64,10 @@ class XorBiasPart(QWidget):
         self.bias_view.addItem(self.bias_legend, 1, 0, 1, 2)
         self.bias_legend.layout.setContentsMargins(2, 0, 2, 0)
         self.bias_legend.layout.setVerticalSpacing(0)
-        self.bias_curves: list[pg.PlotDataItem] = []
+        # The curves are bare PlotCurveItems (no symbols: a PlotDataItem around each would only
+        # copy its data and find its bounds once more on every edit)
+        self.bias_curves: list[pg.PlotCurveItem] = []
+        self._named: tuple | None = None                      # the tokens the legend names
         self.bias_threshold = pg.InfiniteLine(pos=lab.THRESHOLD, angle=0,
                                               pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine),
                                               label="0.5", labelOpts={"position": 0.98, "color": "#555555",
@@ -74,7 +77,8 @@ class XorBiasPart(QWidget):
         self.bias_flip_point = pg.ScatterPlotItem(size=14, symbol="x", pen=pg.mkPen(WRONG_COLOUR, width=3),
                                                   brush=pg.mkBrush(WRONG_COLOUR))
         self.bias_outputs_plot.addItem(self.bias_flip_point)
-        self.bias_mse_curve = self.bias_mse_plot.plot([], [], pen=pg.mkPen("#222222", width=2.5))
+        self.bias_mse_curve = pg.PlotCurveItem(pen=pg.mkPen("#222222", width=2.5))
+        self.bias_mse_plot.addItem(self.bias_mse_curve)
         self.bias_markers = []
         for plot in (self.bias_outputs_plot, self.bias_mse_plot):
             marker = pg.InfiniteLine(angle=90, pen=pg.mkPen(POINT_COLOUR, width=2))
@@ -134,6 +138,7 @@ class XorBiasPart(QWidget):
 
     def _name_curves(self) -> None:
         """Each curve's legend entry: its sentence, glossed in English as in the table."""
+        self._named = self.session.tokens
         for k, curve in enumerate(self.bias_curves[:len(self.session.tokens)]):
             name = i18n.with_gloss(self.session.tokens[k])
             if curve.name() != name:
@@ -148,10 +153,11 @@ class XorBiasPart(QWidget):
         while len(self.bias_curves) < sweep.outputs.shape[1]:
             k = len(self.bias_curves)
             # later rows dashed: 好吃 and 不难吃 run on the same line and must both stay visible
-            curve = self.bias_outputs_plot.plot([], [], pen=pg.mkPen(ROW_COLOURS[k % len(ROW_COLOURS)], width=2.5,
-                                                                     style=Qt.PenStyle.SolidLine if k < 2
-                                                                     else Qt.PenStyle.DashLine))
+            curve = pg.PlotCurveItem(pen=pg.mkPen(ROW_COLOURS[k % len(ROW_COLOURS)], width=2.5,
+                                                  style=Qt.PenStyle.SolidLine if k < 2 else Qt.PenStyle.DashLine))
+            self.bias_outputs_plot.addItem(curve)
             self.bias_curves.append(curve)
+            self._named = None
         for k, curve in enumerate(self.bias_curves):
             if k < sweep.outputs.shape[1]:
                 set_curve(curve, sweep.values, sweep.outputs[:, k])    # a curve the edit did not move: kept
@@ -159,7 +165,8 @@ class XorBiasPart(QWidget):
                     curve.show()
             elif curve.isVisible():
                 curve.hide()
-        self._name_curves()
+        if self._named != s.tokens:              # the legend's names: only for new sentences
+            self._name_curves()
         set_curve(self.bias_mse_curve, sweep.values, sweep.mse)
         finite = sweep.outputs[np.isfinite(sweep.outputs)]
         if finite.size:                             # the dashed 0.5 line stays in view
