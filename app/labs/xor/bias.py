@@ -2,6 +2,9 @@
 wrong first."""
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt
@@ -16,6 +19,50 @@ from app.widgets.spin import session_spin, set_spin_value
 from app.widgets.style import font
 from core.formats.scenario import MAX_ABS_VALUE
 from core.labs import xor as lab
+
+
+class SweepCurve(pg.PlotCurveItem):
+    """A curve over the bias range that is handed its bounds with its points: the part finds every
+    curve's at once (a few NumPy calls), where pyqtgraph finds each curve's x and y bounds again
+    from its points when the view asks for its new extent (~30 µs a curve). The same numbers as
+    pyqtgraph's: its min and max ignoring NaN, the finite ones if one is infinite; the pens are
+    cosmetic (no widening in data units)."""
+
+    _given: tuple | None = None
+
+    def show_points(self, x: np.ndarray, y: np.ndarray, bounds: tuple) -> bool:
+        """Points and their ((x min, x max), (y min, y max)); True if they differ from the shown."""
+        if not set_curve(self, x, y):
+            return False
+        if self.opts["pen"].isCosmetic() and self.opts["shadowPen"] is None and self.opts["fillLevel"] is None:
+            self._given = bounds
+        return True
+
+    def updateData(self, *args, **kwargs) -> None:  # noqa: N802 (pyqtgraph's name)
+        self._given = None
+        super().updateData(*args, **kwargs)
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802, N803 (pyqtgraph's names)
+        if self._given is not None and frac >= 1.0 and orthoRange is None:
+            return self._given[ax]
+        return super().dataBounds(ax, frac, orthoRange)
+
+
+def _bounds(values: np.ndarray) -> list[tuple]:
+    """Each column's (min, max) as PlotCurveItem.dataBounds finds them: NaN ignored, only the
+    finite values if a bound is infinite, (None, None) if none is finite."""
+    values = values.reshape(len(values), -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                  # an all-NaN column: NaN bounds, as pyqtgraph's
+        lows, highs = np.nanmin(values, axis=0), np.nanmax(values, axis=0)
+    found = []
+    for k, (low, high) in enumerate(zip(lows.tolist(), highs.tolist())):
+        if math.isinf(low) or math.isinf(high):
+            column = values[:, k][np.isfinite(values[:, k])]
+            found.append((float(column.min()), float(column.max())) if column.size else (None, None))
+        else:
+            found.append((low, high))
+    return found
 
 
 class XorBiasPart(QWidget):
@@ -66,7 +113,7 @@ class XorBiasPart(QWidget):
         self.bias_legend.layout.setVerticalSpacing(0)
         # The curves are bare PlotCurveItems (no symbols: a PlotDataItem around each would only
         # copy its data and find its bounds once more on every edit)
-        self.bias_curves: list[pg.PlotCurveItem] = []
+        self.bias_curves: list[SweepCurve] = []
         self._named: tuple | None = None                      # the tokens the legend names
         self.bias_threshold = pg.InfiniteLine(pos=lab.THRESHOLD, angle=0,
                                               pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine),
@@ -77,7 +124,7 @@ class XorBiasPart(QWidget):
         self.bias_flip_point = pg.ScatterPlotItem(size=14, symbol="x", pen=pg.mkPen(WRONG_COLOUR, width=3),
                                                   brush=pg.mkBrush(WRONG_COLOUR))
         self.bias_outputs_plot.addItem(self.bias_flip_point)
-        self.bias_mse_curve = pg.PlotCurveItem(pen=pg.mkPen("#222222", width=2.5))
+        self.bias_mse_curve = SweepCurve(pen=pg.mkPen("#222222", width=2.5))
         self.bias_mse_plot.addItem(self.bias_mse_curve)
         self.bias_markers = []
         for plot in (self.bias_outputs_plot, self.bias_mse_plot):
@@ -153,21 +200,24 @@ class XorBiasPart(QWidget):
         while len(self.bias_curves) < sweep.outputs.shape[1]:
             k = len(self.bias_curves)
             # later rows dashed: 好吃 and 不难吃 run on the same line and must both stay visible
-            curve = pg.PlotCurveItem(pen=pg.mkPen(ROW_COLOURS[k % len(ROW_COLOURS)], width=2.5,
+            curve = SweepCurve(pen=pg.mkPen(ROW_COLOURS[k % len(ROW_COLOURS)], width=2.5,
                                                   style=Qt.PenStyle.SolidLine if k < 2 else Qt.PenStyle.DashLine))
             self.bias_outputs_plot.addItem(curve)
             self.bias_curves.append(curve)
             self._named = None
+        x_bounds = _bounds(sweep.values)[0]
+        y_bounds = _bounds(sweep.outputs)
         for k, curve in enumerate(self.bias_curves):
             if k < sweep.outputs.shape[1]:
-                set_curve(curve, sweep.values, sweep.outputs[:, k])    # a curve the edit did not move: kept
+                # a curve the edit did not move: kept
+                curve.show_points(sweep.values, sweep.outputs[:, k], (x_bounds, y_bounds[k]))
                 if not curve.isVisible():
                     curve.show()
             elif curve.isVisible():
                 curve.hide()
         if self._named != s.tokens:              # the legend's names: only for new sentences
             self._name_curves()
-        set_curve(self.bias_mse_curve, sweep.values, sweep.mse)
+        self.bias_mse_curve.show_points(sweep.values, sweep.mse, (x_bounds, _bounds(sweep.mse)[0]))
         finite = sweep.outputs[np.isfinite(sweep.outputs)]
         if finite.size:                             # the dashed 0.5 line stays in view
             steady_y_range(self.bias_outputs_plot, min(finite.min(), lab.THRESHOLD), max(finite.max(), lab.THRESHOLD))
