@@ -4,6 +4,7 @@ PlotDataItem copying the points, no bounds found again from them), and the legen
 again while the sentences stay. What is shown stays what core computes. Counted, never timed."""
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QImage, QPicture
 from PySide6.QtWidgets import QApplication
 
 from app.labs.xor.bias import XorBiasPart
@@ -83,3 +84,23 @@ def test_the_legend_is_not_named_again_while_the_sentences_stay(lab_panel, monke
     assert named == []
     legend = [label.text for _sample, label in part.bias_legend.items]
     assert len(legend) == len(session.tokens) and all(legend)
+
+
+def image(pixmap) -> np.ndarray:
+    shot = pixmap.toImage().convertToFormat(QImage.Format.Format_RGB32)
+    return np.frombuffer(shot.constBits(), np.uint8).reshape(shot.height(), shot.bytesPerLine()).copy()
+
+
+def test_an_edit_replays_no_tick_labels_and_the_axes_look_as_painted_whole(lab_panel, monkeypatch):
+    session, part = bias_part(lab_panel)
+    axes = [plot.getAxis("left") for plot in (part.bias_outputs_plot, part.bias_mse_plot)]
+    played = count_calls(monkeypatch, QPicture, "play")
+    for value in CYCLE:
+        assert session.set_value("W_in", (0, 0), value)
+        settle()
+    pictures = [picture for picture in played if any(picture is axis.picture for axis in axes)]
+    assert pictures == [] and len(played) >= len(CYCLE)         # the curves' repaints: ticks alone
+    # what the repaints left on the screen is what a whole paint of the window draws
+    window = part.window()
+    on_screen = image(QApplication.primaryScreen().grabWindow(window.winId()))
+    assert np.array_equal(on_screen, image(window.grab()))
