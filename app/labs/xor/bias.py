@@ -3,7 +3,6 @@ wrong first."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pyqtgraph as pg
@@ -50,12 +49,11 @@ class SweepCurve(pg.PlotCurveItem):
 
 
 def _bounds(values: np.ndarray) -> list[tuple]:
-    """Each column's (min, max) as PlotCurveItem.dataBounds finds them: NaN ignored, only the
-    finite values if a bound is infinite, (None, None) if none is finite."""
+    """Each column's (min, max) as PlotCurveItem.dataBounds finds them: NaN ignored (np.nanmin's
+    own reduction, without its warning for an all-NaN column: NaN bounds, as pyqtgraph's), only
+    the finite values if a bound is infinite, (None, None) if none is finite."""
     values = values.reshape(len(values), -1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")                  # an all-NaN column: NaN bounds, as pyqtgraph's
-        lows, highs = np.nanmin(values, axis=0), np.nanmax(values, axis=0)
+    lows, highs = np.fmin.reduce(values, axis=0), np.fmax.reduce(values, axis=0)
     found = []
     for k, (low, high) in enumerate(zip(lows.tolist(), highs.tolist())):
         if math.isinf(low) or math.isinf(high):
@@ -264,8 +262,8 @@ class XorBiasPart(QWidget):
             self.bias_outputs_plot.addItem(curve)
             self.bias_curves.append(curve)
             self._named = None
-        x_bounds = _bounds(sweep.values)[0]
-        y_bounds = _bounds(sweep.outputs)
+        # every curve's bounds at once: the bias values', each sentence's ŷ and the MSE
+        x_bounds, *y_bounds = _bounds(np.column_stack((sweep.values, sweep.outputs, sweep.mse)))
         for k, curve in enumerate(self.bias_curves):
             if k < sweep.outputs.shape[1]:
                 # a curve the edit did not move: kept
@@ -276,7 +274,7 @@ class XorBiasPart(QWidget):
                 curve.hide()
         if self._named != s.tokens:              # the legend's names: only for new sentences
             self._name_curves()
-        self.bias_mse_curve.show_points(sweep.values, sweep.mse, (x_bounds, _bounds(sweep.mse)[0]))
+        self.bias_mse_curve.show_points(sweep.values, sweep.mse, (x_bounds, y_bounds[-1]))
         finite = sweep.outputs[np.isfinite(sweep.outputs)]
         if finite.size:                             # the dashed 0.5 line stays in view
             steady_y_range(self.bias_outputs_plot, min(finite.min(), lab.THRESHOLD), max(finite.max(), lab.THRESHOLD))
