@@ -93,7 +93,7 @@ def image(pixmap) -> np.ndarray:
 
 def test_an_edit_replays_no_tick_labels_and_the_axes_look_as_painted_whole(lab_panel, monkeypatch):
     session, part = bias_part(lab_panel)
-    axes = [plot.getAxis("left") for plot in (part.bias_outputs_plot, part.bias_mse_plot)]
+    axes = [plot.getAxis(side) for plot in (part.bias_outputs_plot, part.bias_mse_plot) for side in ("left", "bottom")]
     played = count_calls(monkeypatch, QPicture, "play")
     for value in CYCLE:
         assert session.set_value("W_in", (0, 0), value)

@@ -156,8 +156,8 @@ class XorBiasPart(QWidget):
         layout.addWidget(self.flip_label)
 
         self.bias_view = graphics("xorBiasPlots")
-        self.bias_outputs_plot = new_plot(axis_items={"left": TickStripAxis("left")})
-        self.bias_mse_plot = new_plot(axis_items={"left": TickStripAxis("left")})
+        self.bias_outputs_plot = new_plot(axis_items={side: TickStripAxis(side) for side in ("left", "bottom")})
+        self.bias_mse_plot = new_plot(axis_items={side: TickStripAxis(side) for side in ("left", "bottom")})
         self.bias_view.addItem(self.bias_outputs_plot, 0, 0)
         self.bias_view.addItem(self.bias_mse_plot, 0, 1)
         self.bias_view.ci.layout.setColumnStretchFactor(0, 3)
