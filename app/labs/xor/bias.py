@@ -258,7 +258,7 @@ class XorBiasPart(QWidget):
             k = len(self.bias_curves)
             # later rows dashed: 好吃 and 不难吃 run on the same line and must both stay visible
             curve = SweepCurve(pen=pg.mkPen(ROW_COLOURS[k % len(ROW_COLOURS)], width=2.5,
-                                                  style=Qt.PenStyle.SolidLine if k < 2 else Qt.PenStyle.DashLine))
+                                            style=Qt.PenStyle.SolidLine if k < 2 else Qt.PenStyle.DashLine))
             self.bias_outputs_plot.addItem(curve)
             self.bias_curves.append(curve)
             self._named = None
