@@ -33,7 +33,7 @@ def test_the_bias_plots_set_only_the_curves_an_edit_moved(lab_panel, monkeypatch
         assert session.set_value("W_in", (0, 0), value)
         settle()
     curves = part.bias_curves + [part.bias_mse_curve]
-    set_curves = count_calls(monkeypatch, pg.PlotDataItem, "setData")
+    set_curves = count_calls(monkeypatch, pg.PlotCurveItem, "setData")
     ranges = count_calls(monkeypatch, pg.ViewBox, "setYRange")
     ticks = count_calls(monkeypatch, pg.AxisItem, "generateDrawSpecs")
     moved = 0

@@ -2,9 +2,12 @@
 wrong first."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt
+from PySide6.QtCore import QEvent, QRect, QRectF, QSignalBlocker, Qt
+from PySide6.QtGui import QPainter, QPicture
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
@@ -16,6 +19,107 @@ from app.widgets.spin import session_spin, set_spin_value
 from app.widgets.style import font
 from core.formats.scenario import MAX_ABS_VALUE
 from core.labs import xor as lab
+
+
+class SweepCurve(pg.PlotCurveItem):
+    """A curve over the bias range that is handed its bounds with its points: the part finds every
+    curve's at once (a few NumPy calls), where pyqtgraph finds each curve's x and y bounds again
+    from its points when the view asks for its new extent (~30 µs a curve). The same numbers as
+    pyqtgraph's: its min and max ignoring NaN, the finite ones if one is infinite; the pens are
+    cosmetic (no widening in data units)."""
+
+    _given: tuple | None = None
+
+    def show_points(self, x: np.ndarray, y: np.ndarray, bounds: tuple) -> bool:
+        """Points and their ((x min, x max), (y min, y max)); True if they differ from the shown."""
+        if not set_curve(self, x, y):
+            return False
+        if self.opts["pen"].isCosmetic() and self.opts["shadowPen"] is None and self.opts["fillLevel"] is None:
+            self._given = bounds
+        return True
+
+    def updateData(self, *args, **kwargs) -> None:  # noqa: N802 (pyqtgraph's name)
+        self._given = None
+        super().updateData(*args, **kwargs)
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802, N803 (pyqtgraph's names)
+        if self._given is not None and frac >= 1.0 and orthoRange is None:
+            return self._given[ax]
+        return super().dataBounds(ax, frac, orthoRange)
+
+
+def _bounds(values: np.ndarray) -> list[tuple]:
+    """Each column's (min, max) as PlotCurveItem.dataBounds finds them: NaN ignored (np.nanmin's
+    own reduction, without its warning for an all-NaN column: NaN bounds, as pyqtgraph's), only
+    the finite values if a bound is infinite, (None, None) if none is finite."""
+    values = values.reshape(len(values), -1)
+    lows, highs = np.fmin.reduce(values, axis=0), np.fmax.reduce(values, axis=0)
+    found = []
+    for k, (low, high) in enumerate(zip(lows.tolist(), highs.tolist())):
+        if math.isinf(low) or math.isinf(high):
+            column = values[:, k][np.isfinite(values[:, k])]
+            found.append((float(column.min()), float(column.max())) if column.size else (None, None))
+        else:
+            found.append((low, high))
+    return found
+
+
+class TickStripAxis(pg.AxisItem):
+    """An axis that, when a repaint exposes only the strip its ticks reach into the plot (every
+    curve starts a few pixels right of the left axis: a moved curve's repaint overlaps its ticks),
+    plays only its line and ticks, not its tick labels: the labels lie outside the exposed part,
+    clipped away, and replaying their text cost ~0.1 ms an axis on every edit."""
+
+    TEXT_MARGIN = 3                                  # px around a label that its glyphs may touch
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._lines: QPicture | None = None          # the line and ticks of self.picture
+        self._lines_of: QPicture | None = None
+        self._texts = QRect()                        # where self.picture's labels are
+
+    def paint(self, p, opt, widget) -> None:
+        if self.picture is None or self._lines_of is not self.picture:
+            self._draw_pictures()
+        if self._lines is not None and not self._texts_exposed(p):
+            self._lines.play(p)
+        else:
+            self.picture.play(p)
+
+    def _texts_exposed(self, p: QPainter) -> bool:
+        """Whether the repaint may reach the tick labels: the region the view repaints is the paint
+        engine's system clip, in device pixels (the exposed rectangle Qt hands an item is the
+        bounding box of the whole view's region: both plots' curves, across this axis)."""
+        engine = p.paintEngine()
+        exposed = engine.systemClip() if engine is not None else None
+        if exposed is None or exposed.isEmpty():
+            return True                                  # not known: the whole axis
+        return exposed.intersects(p.deviceTransform().mapRect(QRectF(self._texts)).toAlignedRect())
+
+    def _draw_pictures(self) -> None:
+        """pyqtgraph's picture of the axis, and beside it one of its line and ticks alone."""
+        pictures = QPicture(), QPicture()
+        specs = None
+        for picture in pictures:
+            painter = QPainter(picture)
+            try:
+                if self.style["tickFont"]:
+                    painter.setFont(self.style["tickFont"])
+                if specs is None:
+                    specs = self.generateDrawSpecs(painter)
+                    if specs is not None:
+                        self.drawPicture(painter, *specs)
+                elif specs is not None:
+                    self.drawPicture(painter, specs[0], specs[1], [])
+            finally:
+                painter.end()
+        self.picture = self._lines_of = pictures[0]
+        texts = QRectF()
+        for rect, _flags, _text in (specs[2] if specs is not None else []):
+            texts = texts.united(rect)
+        margin = self.TEXT_MARGIN
+        self._texts = texts.toAlignedRect().adjusted(-margin, -margin, margin, margin)
+        self._lines = pictures[1] if specs is not None else None
 
 
 class XorBiasPart(QWidget):
@@ -52,8 +156,8 @@ class XorBiasPart(QWidget):
         layout.addWidget(self.flip_label)
 
         self.bias_view = graphics("xorBiasPlots")
-        self.bias_outputs_plot = new_plot()
-        self.bias_mse_plot = new_plot()
+        self.bias_outputs_plot = new_plot(axis_items={side: TickStripAxis(side) for side in ("left", "bottom")})
+        self.bias_mse_plot = new_plot(axis_items={side: TickStripAxis(side) for side in ("left", "bottom")})
         self.bias_view.addItem(self.bias_outputs_plot, 0, 0)
         self.bias_view.addItem(self.bias_mse_plot, 0, 1)
         self.bias_view.ci.layout.setColumnStretchFactor(0, 3)
@@ -64,7 +168,10 @@ class XorBiasPart(QWidget):
         self.bias_view.addItem(self.bias_legend, 1, 0, 1, 2)
         self.bias_legend.layout.setContentsMargins(2, 0, 2, 0)
         self.bias_legend.layout.setVerticalSpacing(0)
-        self.bias_curves: list[pg.PlotDataItem] = []
+        # The curves are bare PlotCurveItems (no symbols: a PlotDataItem around each would only
+        # copy its data and find its bounds once more on every edit)
+        self.bias_curves: list[SweepCurve] = []
+        self._named: tuple | None = None                      # the tokens the legend names
         self.bias_threshold = pg.InfiniteLine(pos=lab.THRESHOLD, angle=0,
                                               pen=pg.mkPen("#555555", width=1.5, style=Qt.PenStyle.DashLine),
                                               label="0.5", labelOpts={"position": 0.98, "color": "#555555",
@@ -74,7 +181,8 @@ class XorBiasPart(QWidget):
         self.bias_flip_point = pg.ScatterPlotItem(size=14, symbol="x", pen=pg.mkPen(WRONG_COLOUR, width=3),
                                                   brush=pg.mkBrush(WRONG_COLOUR))
         self.bias_outputs_plot.addItem(self.bias_flip_point)
-        self.bias_mse_curve = self.bias_mse_plot.plot([], [], pen=pg.mkPen("#222222", width=2.5))
+        self.bias_mse_curve = SweepCurve(pen=pg.mkPen("#222222", width=2.5))
+        self.bias_mse_plot.addItem(self.bias_mse_curve)
         self.bias_markers = []
         for plot in (self.bias_outputs_plot, self.bias_mse_plot):
             marker = pg.InfiniteLine(angle=90, pen=pg.mkPen(POINT_COLOUR, width=2))
@@ -134,6 +242,7 @@ class XorBiasPart(QWidget):
 
     def _name_curves(self) -> None:
         """Each curve's legend entry: its sentence, glossed in English as in the table."""
+        self._named = self.session.tokens
         for k, curve in enumerate(self.bias_curves[:len(self.session.tokens)]):
             name = i18n.with_gloss(self.session.tokens[k])
             if curve.name() != name:
@@ -148,19 +257,24 @@ class XorBiasPart(QWidget):
         while len(self.bias_curves) < sweep.outputs.shape[1]:
             k = len(self.bias_curves)
             # later rows dashed: 好吃 and 不难吃 run on the same line and must both stay visible
-            curve = self.bias_outputs_plot.plot([], [], pen=pg.mkPen(ROW_COLOURS[k % len(ROW_COLOURS)], width=2.5,
-                                                                     style=Qt.PenStyle.SolidLine if k < 2
-                                                                     else Qt.PenStyle.DashLine))
+            curve = SweepCurve(pen=pg.mkPen(ROW_COLOURS[k % len(ROW_COLOURS)], width=2.5,
+                                            style=Qt.PenStyle.SolidLine if k < 2 else Qt.PenStyle.DashLine))
+            self.bias_outputs_plot.addItem(curve)
             self.bias_curves.append(curve)
+            self._named = None
+        # every curve's bounds at once: the bias values', each sentence's ŷ and the MSE
+        x_bounds, *y_bounds = _bounds(np.column_stack((sweep.values, sweep.outputs, sweep.mse)))
         for k, curve in enumerate(self.bias_curves):
             if k < sweep.outputs.shape[1]:
-                set_curve(curve, sweep.values, sweep.outputs[:, k])    # a curve the edit did not move: kept
+                # a curve the edit did not move: kept
+                curve.show_points(sweep.values, sweep.outputs[:, k], (x_bounds, y_bounds[k]))
                 if not curve.isVisible():
                     curve.show()
             elif curve.isVisible():
                 curve.hide()
-        self._name_curves()
-        set_curve(self.bias_mse_curve, sweep.values, sweep.mse)
+        if self._named != s.tokens:              # the legend's names: only for new sentences
+            self._name_curves()
+        self.bias_mse_curve.show_points(sweep.values, sweep.mse, (x_bounds, y_bounds[-1]))
         finite = sweep.outputs[np.isfinite(sweep.outputs)]
         if finite.size:                             # the dashed 0.5 line stays in view
             steady_y_range(self.bias_outputs_plot, min(finite.min(), lab.THRESHOLD), max(finite.max(), lab.THRESHOLD))

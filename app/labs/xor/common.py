@@ -157,8 +157,8 @@ def esc(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def new_plot(title: str = "") -> pg.PlotItem:
-    plot = quiet_plot(pg.PlotItem(), TICK_PT)
+def new_plot(title: str = "", axis_items: dict | None = None) -> pg.PlotItem:
+    plot = quiet_plot(pg.PlotItem(axisItems=axis_items), TICK_PT)
     # Tick labels may widen an axis, never narrow it: a y range that rescales on an edit
     # ("0.5" → "0.25" → "1") must not re-lay out (and repaint) every plot in the view.
     for side in ("left", "bottom"):
