@@ -15,8 +15,8 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QBoxLayout, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QSizePolicy,
-    QSlider, QSpinBox, QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget,
+    QAbstractItemView, QAbstractSlider, QBoxLayout, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu,
+    QSizePolicy, QSlider, QSpinBox, QStyle, QStyleOptionSlider, QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget,
 )
 
 from app.explorer import finite_marks, tensor_files
@@ -372,6 +372,43 @@ class _NudgeSpinBox(QDoubleSpinBox):
         fine = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
         self.setValue(self.value() + delta / 120 * (FINE_STEP if fine else NUDGE_STEP))
         event.accept()
+
+
+class _ValueSlider(QSlider):
+    """A slider that, when only its value changes, repaints the strip its handle moved along (the
+    handle where it was and where it is, and the groove's filled part between them), not its whole
+    rectangle: the ticks and the rest of the groove stay as they are, and the group box's backdrop
+    behind it is copied for that strip only."""
+
+    MARGIN = 2          # px around the strip, for the handle's antialiased edge and focus outline
+
+    def __init__(self, orientation: Qt.Orientation, parent: QWidget | None = None):
+        super().__init__(orientation, parent)
+        self._drawn = self.sliderPosition()       # where the handle was drawn last
+
+    def sliderChange(self, change: QAbstractSlider.SliderChange) -> None:  # noqa: N802 (Qt's name)
+        before, self._drawn = self._drawn, self.sliderPosition()
+        if change != QAbstractSlider.SliderChange.SliderValueChange:
+            super().sliderChange(change)          # a new range, steps or orientation: all of it again
+            return
+        if before == self._drawn:
+            return
+        option = QStyleOptionSlider()
+        self.initStyleOption(option)
+        style, slider = self.style(), QStyle.ComplexControl.CC_Slider
+        now = style.subControlRect(slider, option, QStyle.SubControl.SC_SliderHandle, self)
+        groove = style.subControlRect(slider, option, QStyle.SubControl.SC_SliderGroove, self)
+        option.sliderPosition = option.sliderValue = before
+        was = style.subControlRect(slider, option, QStyle.SubControl.SC_SliderHandle, self)
+        strip = now.united(was)
+        if self.orientation() == Qt.Orientation.Horizontal:
+            strip.setTop(min(strip.top(), groove.top()))
+            strip.setBottom(max(strip.bottom(), groove.bottom()))
+        else:
+            strip.setLeft(min(strip.left(), groove.left()))
+            strip.setRight(max(strip.right(), groove.right()))
+        margin = self.MARGIN
+        self.update(strip.adjusted(-margin, -margin, margin, margin))
 
 
 class WeightEditor(QWidget):
@@ -735,7 +772,7 @@ class CellControls(GroupBoxBackdrop):
         self.value_spin.setAlignment(Qt.AlignmentFlag.AlignRight)
         self.value_spin.valueChanged.connect(self._on_spin_changed)
 
-        self.value_slider = QSlider(Qt.Orientation.Horizontal)
+        self.value_slider = _ValueSlider(Qt.Orientation.Horizontal)
         self.value_slider.setObjectName("weightValueSlider")
         self.value_slider.setRange(-SLIDER_POSITIONS, SLIDER_POSITIONS)
         self.value_slider.setSingleStep(1)
