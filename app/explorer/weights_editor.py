@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSignalBlocker, QSize, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QRect, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView, QAbstractSlider, QBoxLayout, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu,
@@ -378,37 +378,67 @@ class _ValueSlider(QSlider):
     """A slider that, when only its value changes, repaints the strip its handle moved along (the
     handle where it was and where it is, and the groove's filled part between them), not its whole
     rectangle: the ticks and the rest of the groove stay as they are, and the group box's backdrop
-    behind it is copied for that strip only."""
+    behind it is copied for that strip only.
 
-    MARGIN = 2          # px around the strip, for the handle's antialiased edge and focus outline
+    The handle's place at a position is interpolated between its places at the two ends of the
+    range (the style's rounding is within a pixel: the strip has a margin of MARGIN px)."""
+
+    MARGIN = 2          # px around the strip: the style's rounding, the handle's antialiased edge
 
     def __init__(self, orientation: Qt.Orientation, parent: QWidget | None = None):
         super().__init__(orientation, parent)
         self._drawn = self.sliderPosition()       # where the handle was drawn last
+        self._ends: tuple | None = None            # see _handle_ends
+        self._ends_key: tuple = ()
 
     def sliderChange(self, change: QAbstractSlider.SliderChange) -> None:  # noqa: N802 (Qt's name)
         before, self._drawn = self._drawn, self.sliderPosition()
         if change != QAbstractSlider.SliderChange.SliderValueChange:
+            self._ends = None
             super().sliderChange(change)          # a new range, steps or orientation: all of it again
             return
         if before == self._drawn:
             return
-        option = QStyleOptionSlider()
-        self.initStyleOption(option)
-        style, slider = self.style(), QStyle.ComplexControl.CC_Slider
-        now = style.subControlRect(slider, option, QStyle.SubControl.SC_SliderHandle, self)
-        groove = style.subControlRect(slider, option, QStyle.SubControl.SC_SliderGroove, self)
-        option.sliderPosition = option.sliderValue = before
-        was = style.subControlRect(slider, option, QStyle.SubControl.SC_SliderHandle, self)
-        strip = now.united(was)
-        if self.orientation() == Qt.Orientation.Horizontal:
-            strip.setTop(min(strip.top(), groove.top()))
-            strip.setBottom(max(strip.bottom(), groove.bottom()))
-        else:
-            strip.setLeft(min(strip.left(), groove.left()))
-            strip.setRight(max(strip.right(), groove.right()))
+        first, last, length, across, low, high, horizontal = self._handle_ends()
+        span = high - low
+        if span <= 0:
+            super().sliderChange(change)
+            return
+        start, end = sorted(first + (last - first) * (position - low) / span for position in (before, self._drawn))
         margin = self.MARGIN
-        self.update(strip.adjusted(-margin, -margin, margin, margin))
+        along = (int(start) - margin, int(end) + length + margin + 1)
+        if horizontal:
+            self.update(QRect(along[0], across[0], along[1] - along[0], across[1] - across[0]))
+        else:
+            self.update(QRect(across[0], along[0], across[1] - across[0], along[1] - along[0]))
+
+    def _handle_ends(self) -> tuple:
+        """(the handle's start along the groove at the minimum, at the maximum, its length, the strip's
+        extent across: handle and groove with the margin, the minimum, the maximum, horizontal?) for
+        this size (a new range, orientation, style or font measures them again)."""
+        key = (self.width(), self.height(), self.tickPosition(), self.invertedAppearance())
+        if self._ends is None or key != self._ends_key:
+            option = QStyleOptionSlider()
+            self.initStyleOption(option)
+            style, slider = self.style(), QStyle.ComplexControl.CC_Slider
+            groove = style.subControlRect(slider, option, QStyle.SubControl.SC_SliderGroove, self)
+            ends = []
+            for position in (self.minimum(), self.maximum()):
+                option.sliderPosition = option.sliderValue = position
+                ends.append(style.subControlRect(slider, option, QStyle.SubControl.SC_SliderHandle, self))
+            both = ends[0].united(ends[1]).united(groove)
+            horizontal = self.orientation() == Qt.Orientation.Horizontal
+            starts = [rect.left() if horizontal else rect.top() for rect in ends]
+            length = ends[0].width() if horizontal else ends[0].height()
+            across = (both.top(), both.bottom() + 1) if horizontal else (both.left(), both.right() + 1)
+            across = (across[0] - self.MARGIN, across[1] + self.MARGIN)
+            self._ends = (starts[0], starts[1], length, across, self.minimum(), self.maximum(), horizontal)
+            self._ends_key = key
+        return self._ends
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._ends = None                        # another style, font or direction: measured again
+        super().changeEvent(event)
 
 
 class WeightEditor(QWidget):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QPalette
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QGroupBox, QSlider, QStyle
 
 from tests.app.helpers import count_calls
@@ -84,6 +85,13 @@ def test_a_value_repaints_the_strip_the_handle_moved_along_not_the_whole_slider(
         assert shown == fresh, value
     assert len(set(positions)) == len(positions)
     assert area < 0.2 * whole                          # two positions: the handle's width and a little
+    # Keys, with the focus on it: each step shows where a fresh paint puts it.
+    slider.setFocus()
+    for key in (Qt.Key.Key_Right, Qt.Key.Key_PageDown, Qt.Key.Key_Left, Qt.Key.Key_End):
+        QTest.keyClick(slider, key)
+        settle()
+        shown, fresh = on_screen(slider)
+        assert shown == fresh, key
     # A new range still repaints all of it (the ticks move).
     painted.area = 0
     slider.setRange(-100, 100)
