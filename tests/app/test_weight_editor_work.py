@@ -171,3 +171,19 @@ def _tinted(palette: QPalette, hue: int = 200) -> QPalette:
         colour.setHsv(hue, 40, colour.value())
         tinted.setColor(role, colour)
     return tinted
+
+
+def test_an_edit_of_one_cell_measures_its_one_new_text(blocklab_window, monkeypatch):
+    """The table widens its columns for an edit's new number if it needs it: for one cell the
+    number's text is measured once (it was measured twice, as the least and the greatest of one)."""
+    from app.explorer.tables import NumberTable
+    lab, box, slider = editor_window(blocklab_window)
+    table = lab.window.findChild(NumberTable, "weightTable")
+    measured = []
+    plain = NumberTable.widen_for
+    monkeypatch.setattr(NumberTable, "widen_for",
+                        lambda self, texts: (measured.append(tuple(texts)) if self is table else None, plain(self, texts))[1])
+    for value in BENCH_VALUES:
+        assert lab.session.set_value("W_in", (0, 0), value)
+        settle()
+    assert measured == [(table.model().text(value),) for value in BENCH_VALUES]
