@@ -12,11 +12,11 @@ import re
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSignalBlocker, QSize, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QRect, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QBoxLayout, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu, QSizePolicy,
-    QSlider, QSpinBox, QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget,
+    QAbstractItemView, QAbstractSlider, QBoxLayout, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMenu,
+    QSizePolicy, QSlider, QSpinBox, QStyle, QStyleOptionSlider, QStyleOptionViewItem, QToolButton, QVBoxLayout, QWidget,
 )
 
 from app.explorer import finite_marks, tensor_files
@@ -182,9 +182,13 @@ class WeightTableModel(QAbstractTableModel):
                 where = (where[1][keep], where[2][keep])
             elif len(where) == 1:
                 where = (np.zeros_like(where[0]), where[0])
-            if where[0].size:
+            if where[0].size == 1:              # one cell (an edit, a nudge, a drag): no reductions
+                row, column = int(where[0][0]), int(where[1][0])
+                cells = (slice(row, row + 1), slice(column, column + 1))
+            elif where[0].size:
                 cells = (slice(int(where[0].min()), int(where[0].max()) + 1),
                          slice(int(where[1].min()), int(where[1].max()) + 1))
+            if where[0].size:
                 region = cells if region is None else tuple(
                     slice(min(a.start, b.start), max(a.stop, b.stop)) for a, b in zip(region, cells))
         return region
@@ -307,6 +311,8 @@ class WeightTableModel(QAbstractTableModel):
         and with `trim` the longest text of any (up to TRIM_MEASURED values; else all six decimals)."""
         if not values.size:
             return ()
+        if values.size == 1:                     # an edit of one cell: its one text, measured once
+            return (self.text(float(values.flat[0])),)
         ends = (float(values.min()), float(values.max()))
         if not self.trim:
             return tuple(style.format_number(v) for v in ends)
@@ -372,6 +378,79 @@ class _NudgeSpinBox(QDoubleSpinBox):
         fine = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
         self.setValue(self.value() + delta / 120 * (FINE_STEP if fine else NUDGE_STEP))
         event.accept()
+
+
+_VALUE_CHANGE = QAbstractSlider.SliderChange.SliderValueChange
+
+
+class _ValueSlider(QSlider):
+    """A slider that, when only its value changes, repaints the strip its handle moved along (the
+    handle where it was and where it is, and the groove's filled part between them), not its whole
+    rectangle: the ticks and the rest of the groove stay as they are, and the group box's backdrop
+    behind it is copied for that strip only.
+
+    The handle's place at a position is interpolated between its places at the two ends of the
+    range, measured once per size, range, orientation, style and font (the style's rounding is within
+    a pixel: the strip has a margin of MARGIN px). Set the ticks and the inverted appearance before
+    the first value changes."""
+
+    MARGIN = 2          # px around the strip: the style's rounding, the handle's antialiased edge
+
+    def __init__(self, orientation: Qt.Orientation, parent: QWidget | None = None):
+        super().__init__(orientation, parent)
+        self._drawn = self.sliderPosition()       # where the handle was drawn last
+        self._ends: tuple | None = None            # see _handle_ends
+
+    def sliderChange(self, change: QAbstractSlider.SliderChange) -> None:  # noqa: N802 (Qt's name)
+        before, self._drawn = self._drawn, self.sliderPosition()
+        if change is not _VALUE_CHANGE:
+            self._ends = None
+            super().sliderChange(change)          # a new range, steps or orientation: all of it again
+            return
+        if before == self._drawn:
+            return
+        first, last, length, across, low, span, horizontal = self._ends or self._handle_ends()
+        if span <= 0:
+            return super().sliderChange(change)
+        start = first + (last - first) * (before - low) / span
+        end = first + (last - first) * (self._drawn - low) / span
+        if start > end:
+            start, end = end, start
+        margin = self.MARGIN
+        start, end = int(start) - margin, int(end) + length + margin + 1
+        if horizontal:
+            self.update(start, across[0], end - start, across[1])
+        else:
+            self.update(across[0], start, across[1], end - start)
+
+    def _handle_ends(self) -> tuple:
+        """(the handle's start along the groove at the minimum, at the maximum, its length, the strip
+        across: its start and extent (handle and groove, with the margin), the minimum, the range,
+        horizontal?), measured now."""
+        option = QStyleOptionSlider()
+        self.initStyleOption(option)
+        style, slider = self.style(), QStyle.ComplexControl.CC_Slider
+        groove = style.subControlRect(slider, option, QStyle.SubControl.SC_SliderGroove, self)
+        ends = []
+        for position in (self.minimum(), self.maximum()):
+            option.sliderPosition = option.sliderValue = position
+            ends.append(style.subControlRect(slider, option, QStyle.SubControl.SC_SliderHandle, self))
+        both = ends[0].united(ends[1]).united(groove)
+        horizontal = self.orientation() == Qt.Orientation.Horizontal
+        starts = [rect.left() if horizontal else rect.top() for rect in ends]
+        length = ends[0].width() if horizontal else ends[0].height()
+        across = (both.top(), both.height()) if horizontal else (both.left(), both.width())
+        across = (across[0] - self.MARGIN, across[1] + 2 * self.MARGIN)
+        self._ends = (starts[0], starts[1], length, across, self.minimum(), self.maximum() - self.minimum(), horizontal)
+        return self._ends
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._ends = None
+        super().resizeEvent(event)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self._ends = None                        # another style, font or direction: measured again
+        super().changeEvent(event)
 
 
 class WeightEditor(QWidget):
@@ -735,7 +814,7 @@ class CellControls(GroupBoxBackdrop):
         self.value_spin.setAlignment(Qt.AlignmentFlag.AlignRight)
         self.value_spin.valueChanged.connect(self._on_spin_changed)
 
-        self.value_slider = QSlider(Qt.Orientation.Horizontal)
+        self.value_slider = _ValueSlider(Qt.Orientation.Horizontal)
         self.value_slider.setObjectName("weightValueSlider")
         self.value_slider.setRange(-SLIDER_POSITIONS, SLIDER_POSITIONS)
         self.value_slider.setSingleStep(1)
