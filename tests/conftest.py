@@ -9,12 +9,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # As main.py does: one BLAS thread (threaded BLAS is much slower on a busy small machine).
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
-# As the application does (app.launch.serial_painting): Qt paints without its raster thread pool.
-if os.environ.get("BLOCKLAB_GUI_THREADPOOL") != "1":
-    os.environ.setdefault("QT_NO_GUI_THREADPOOL", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from app.launch import serial_painting  # noqa: E402 (imports no Qt; after the path is set)
+
+serial_painting()          # as the application does: Qt paints without its raster thread pool
 SCENARIOS = ROOT / "resources" / "scenarios"
 
 # The tiers of the suite (docs/testing.md): run one with `python -m pytest -m <tier>`.
