@@ -6,8 +6,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRect, QRectF, QSignalBlocker, Qt
-from PySide6.QtGui import QPainter, QPicture
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
@@ -64,64 +63,6 @@ def _bounds(values: np.ndarray) -> list[tuple]:
     return found
 
 
-class TickStripAxis(pg.AxisItem):
-    """An axis that, when a repaint exposes only the strip its ticks reach into the plot (every
-    curve starts a few pixels right of the left axis: a moved curve's repaint overlaps its ticks),
-    plays only its line and ticks, not its tick labels: the labels lie outside the exposed part,
-    clipped away, and replaying their text cost ~0.1 ms an axis on every edit."""
-
-    TEXT_MARGIN = 3                                  # px around a label that its glyphs may touch
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._lines: QPicture | None = None          # the line and ticks of self.picture
-        self._lines_of: QPicture | None = None
-        self._texts = QRect()                        # where self.picture's labels are
-
-    def paint(self, p, opt, widget) -> None:
-        if self.picture is None or self._lines_of is not self.picture:
-            self._draw_pictures()
-        if self._lines is not None and not self._texts_exposed(p):
-            self._lines.play(p)
-        else:
-            self.picture.play(p)
-
-    def _texts_exposed(self, p: QPainter) -> bool:
-        """Whether the repaint may reach the tick labels: the region the view repaints is the paint
-        engine's system clip, in device pixels (the exposed rectangle Qt hands an item is the
-        bounding box of the whole view's region: both plots' curves, across this axis)."""
-        engine = p.paintEngine()
-        exposed = engine.systemClip() if engine is not None else None
-        if exposed is None or exposed.isEmpty():
-            return True                                  # not known: the whole axis
-        return exposed.intersects(p.deviceTransform().mapRect(QRectF(self._texts)).toAlignedRect())
-
-    def _draw_pictures(self) -> None:
-        """pyqtgraph's picture of the axis, and beside it one of its line and ticks alone."""
-        pictures = QPicture(), QPicture()
-        specs = None
-        for picture in pictures:
-            painter = QPainter(picture)
-            try:
-                if self.style["tickFont"]:
-                    painter.setFont(self.style["tickFont"])
-                if specs is None:
-                    specs = self.generateDrawSpecs(painter)
-                    if specs is not None:
-                        self.drawPicture(painter, *specs)
-                elif specs is not None:
-                    self.drawPicture(painter, specs[0], specs[1], [])
-            finally:
-                painter.end()
-        self.picture = self._lines_of = pictures[0]
-        texts = QRectF()
-        for rect, _flags, _text in (specs[2] if specs is not None else []):
-            texts = texts.united(rect)
-        margin = self.TEXT_MARGIN
-        self._texts = texts.toAlignedRect().adjusted(-margin, -margin, margin, margin)
-        self._lines = pictures[1] if specs is not None else None
-
-
 class XorBiasPart(QWidget):
     """A slider and a spin box on b_in[1], every sentence's ŷ and the MSE over the bias range."""
 
@@ -156,8 +97,8 @@ class XorBiasPart(QWidget):
         layout.addWidget(self.flip_label)
 
         self.bias_view = graphics("xorBiasPlots")
-        self.bias_outputs_plot = new_plot(axis_items={side: TickStripAxis(side) for side in ("left", "bottom")})
-        self.bias_mse_plot = new_plot(axis_items={side: TickStripAxis(side) for side in ("left", "bottom")})
+        self.bias_outputs_plot = new_plot()
+        self.bias_mse_plot = new_plot()
         self.bias_view.addItem(self.bias_outputs_plot, 0, 0)
         self.bias_view.addItem(self.bias_mse_plot, 0, 1)
         self.bias_view.ci.layout.setColumnStretchFactor(0, 3)
