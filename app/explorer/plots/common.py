@@ -58,13 +58,19 @@ class SteadyBars(pg.BarGraphItem):
         super().setOpts(**opts)
 
     def viewTransformChanged(self) -> None:  # noqa: N802 (pyqtgraph's name)
-        self._rect = None                              # a new range or size: a pixel is another length
+        if self._rect is not None:                     # a new range or size: a pixel is another length
+            self._rect = None
+            self.prepareGeometryChange()               # the pen's overhang in item units changes
         super().viewTransformChanged()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
-        if self._rect is None:
-            self._rect = super().boundingRect()
-        return QRectF(self._rect)                      # a copy: the caller may change it
+        rect = self._rect
+        if rect is None:
+            rect = super().boundingRect()
+            if self.pixelPadding() > 0 and self.pixelVectors()[0] is None:
+                return rect                            # not shown yet: a pixel has no size, not kept
+            self._rect = rect
+        return QRectF(rect)                            # a copy: the caller may change it
 
 
 def message_label(object_name: str) -> QLabel:
