@@ -64,13 +64,9 @@ class SteadyBars(pg.BarGraphItem):
         super().viewTransformChanged()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
-        rect = self._rect
-        if rect is None:
-            rect = super().boundingRect()
-            if self.pixelPadding() > 0 and self.pixelVectors()[0] is None:
-                return rect                            # not shown yet: a pixel has no size, not kept
-            self._rect = rect
-        return QRectF(rect)                            # a copy: the caller may change it
+        if self._rect is None:
+            self._rect = super().boundingRect()
+        return QRectF(self._rect)                      # a copy: the caller may change it
 
 
 def message_label(object_name: str) -> QLabel:
