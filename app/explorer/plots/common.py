@@ -58,7 +58,9 @@ class SteadyBars(pg.BarGraphItem):
         super().setOpts(**opts)
 
     def viewTransformChanged(self) -> None:  # noqa: N802 (pyqtgraph's name)
-        self._rect = None                              # a new range or size: a pixel is another length
+        if self._rect is not None:                     # a new range or size: a pixel is another length
+            self._rect = None
+            self.prepareGeometryChange()               # the pen's overhang in item units changes
         super().viewTransformChanged()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)

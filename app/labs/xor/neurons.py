@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QBoxLayout, QVBoxLayout, QWidget
 from app import i18n
 from app.explorer.plots.heatmap import MapImage  # drawn from 32-bit colour: see its docstring
 from app.labs.base import show_only
-from app.labs.xor.common import (TEXT_PT, TICK_PT, BoxedText, axis_label, esc, graphics, label, new_plot,
-                                 set_text, steady_plot_title, trimmed)
+from app.labs.xor.common import (TEXT_PT, TICK_PT, BoxedText, SteadyScatter, axis_label, esc, graphics, label,
+                                 new_plot, set_text, steady_plot_title, trimmed)
 from app.widgets.appearance import appearance
 from app.widgets.style import DIVERGING, DIVERGING_LUT, font, limit_for, minus_ticks
 from core.labs import xor as lab
@@ -50,7 +50,7 @@ class XorNeuronsPart(QWidget):
             image = MapImage()
             image.setLookupTable(DIVERGING_LUT)
             plot.addItem(image)
-            points = pg.ScatterPlotItem(size=11, brush=pg.mkBrush("#ffffff"), pen=pg.mkPen("#111111", width=2))
+            points = SteadyScatter(size=11, brush=pg.mkBrush("#ffffff"), pen=pg.mkPen("#111111", width=2))
             plot.addItem(points)
             plot.setXRange(-half, 1 + half, padding=0.02)
             plot.setYRange(-half, 1 + half, padding=0.02)
