@@ -2,8 +2,8 @@
 its texts laid out once, not by a drawText per text per paint — and the drawing is the one the
 plain calls paint, pixel for pixel. Counted work, never time."""
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QImage, QPainter, QRegion
 from PySide6.QtWidgets import QApplication, QDoubleSpinBox
 
 from app.labs.xor import XorLabPanel, diagram as drawing
@@ -85,7 +85,6 @@ def test_an_edit_works_out_no_geometry_and_makes_no_pens(qtbot, monkeypatch):
         settle()
     metrics = counted_constructions(monkeypatch, "QFontMetricsF")
     pens = counted_constructions(monkeypatch, "QPen")
-    regions = counted_constructions(monkeypatch, "QRegion")
     headers = count_calls(monkeypatch, drawing.XorDiagram, "header_rects")
     contributions = count_calls(monkeypatch, drawing.XorDiagram, "contribution_rects")
     paints = Paints([diagram])
@@ -94,7 +93,7 @@ def test_an_edit_works_out_no_geometry_and_makes_no_pens(qtbot, monkeypatch):
         spin.setValue(value)
         settle()
         assert paints.painted == ["xorDiagram"]
-    assert metrics == [] and pens == [] and regions == [] and headers == [] and contributions == []
+    assert metrics == [] and pens == [] and headers == [] and contributions == []
     # a new geometry (the zoom, the spins grown with it): worked out again
     appearance().set_zoom(1.25)
     settle()
@@ -168,3 +167,72 @@ def test_an_edit_repaints_the_drawing_not_the_page_behind_it(qtbot):
     diagram.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, False)    # the page and viewport behind it
     panel.repaint()
     assert panel.screen().grabWindow(panel.winId()).toImage() == shown
+
+
+class Regions(QObject):
+    """The region of each paint event of `widget`."""
+
+    def __init__(self, widget):
+        super().__init__()
+        self.regions: list = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if event.type() == QEvent.Type.Paint:
+            self.regions.append((QRegion(event.region()), watched.size()))
+        return False
+
+    def at(self, size) -> list:
+        """The regions painted at `size` (a new size, from a new layout, repaints it all)."""
+        return [region for region, painted_at in self.regions if painted_at == size]
+
+
+def shown_and_fresh(panel):
+    shown = panel.screen().grabWindow(panel.winId()).toImage().convertToFormat(QImage.Format.Format_RGB32)
+    return shown, picture(panel)
+
+
+@pytest.mark.parametrize("presenting", [False, True])
+def test_an_edit_repaints_the_parts_of_the_drawing_it_changed(qtbot, presenting):
+    """An edit repaints the edges whose pen changed, the boxes whose texts changed and the edited
+    spin, not the headers or the edges it left as they were; and what the screen then shows is
+    what a whole paint draws, pixel for pixel (every spin, a weight of 0 (dashed), a sign change,
+    a weight beyond the pen's cap, the spin's range, another sentence, a session edit)."""
+    if presenting:
+        appearance().set_zoom(1.5)
+        appearance().set_presenting(True)
+    session, panel, diagram = open_drawing(qtbot, (1010, 420) if presenting else (880, 650))
+    regions = Regions(diagram)
+    headers = QRegion()
+    for rect in diagram.header_rects():
+        headers += rect.toAlignedRect()
+    values = (0.0, -0.75, 1.5, 3.0, -MAX_ABS_VALUE, 0.25)
+    for spin in diagram.spins.values():               # every text these edits show, laid out once
+        for value in values:
+            spin.setValue(value)
+            settle()
+        spin.setValue(0.5)
+    settle()
+    for name, spin in [(spin.objectName(), spin) for spin in diagram.spins.values()]:
+        for value in values:
+            regions.regions.clear()
+            size = diagram.size()
+            spin.setValue(value)
+            settle()
+            assert regions.regions, (name, value)
+            if diagram.size() == size:                # (the spin's range: wider texts, a new layout)
+                assert len(regions.at(size)) == 1, (name, value)
+                assert not regions.at(size)[0].intersects(headers), (name, value)
+            shown, fresh = shown_and_fresh(panel)
+            assert shown == fresh, (name, value)
+    for row in (1, 2, 3, 0):                          # another sentence: other texts, same edges
+        session.select(token=row)
+        settle()
+        shown, fresh = shown_and_fresh(panel)
+        assert shown == fresh, row
+    regions.regions.clear()
+    session.set_value("W_out", (1, 0), -2.5)          # from the Session (another view's edit)
+    settle()
+    assert len(regions.at(diagram.size())) == 1 and not regions.at(diagram.size())[0].intersects(headers)
+    shown, fresh = shown_and_fresh(panel)
+    assert shown == fresh

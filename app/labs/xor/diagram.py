@@ -160,6 +160,7 @@ class XorDiagram(QWidget):
     def refresh(self) -> None:
         s = self.session
         state = s.state                  # one snapshot per refresh (each one hands out views)
+        before = (dict(self.edges), dict(self.texts), list(self.contributions), self.right)
         for (tensor, index), spin in self.spins.items():
             value = float(s.tensor(tensor)[index])
             set_spin_value(spin, value)
@@ -184,9 +185,27 @@ class XorDiagram(QWidget):
         self.right = right
         # The drawing around the spin boxes only: nothing is drawn under them (every edge ends at
         # a spin's border), and a spin whose value changed repaints itself, so the other eight are
-        # not painted again on every edit. (Hidden, nothing is painted: Qt drops the update.)
+        # not painted again on every edit. Of that, only the parts whose look changed: an edit
+        # changes one edge's pen and a few texts, not the headers or most of the boxes. (Hidden,
+        # nothing is painted: Qt drops the update.)
+        # A spin whose value changed is painted over the drawing's background (it is not opaque):
+        # its box goes into the same update, so Qt paints the drawing once for both (a region
+        # apart from the spin's would make it paint the drawing twice, once for each).
         if self.isVisible():
-            self.update(self._frame().around_spins)
+            frame = self._frame()
+            region = frame.changed(self, *before) & frame.around_spins
+            if not region.isEmpty():
+                # Qt trims a wide antialiased line to the bounding box of the region painted, which
+                # moves its edge pixels by a few 1/255: the box stays the one a whole paint has (the
+                # part of the drawing in view; two corner pixels of it), so an edge is drawn as a
+                # whole paint draws it.
+                shown = self.visibleRegion().boundingRect()
+                region += QRegion(shown.left(), shown.top(), 1, 1)
+                region += QRegion(shown.right(), shown.bottom(), 1, 1)
+            for cell, spin in self.spins.items():
+                if before[0].get(cell) != self.edges[cell] and spin.isVisible():
+                    region += spin.geometry()
+            self.update(region)
 
     def _around_spins(self) -> QRegion:
         region = QRegion(self.rect())
@@ -362,6 +381,11 @@ def _edge_pen(sign: int, size: float) -> QPen:
     return pen
 
 
+def _around(rect: QRectF, margin: float) -> QRegion:
+    """The whole pixels `rect` touches, `margin` px more on every side."""
+    return QRegion(rect.adjusted(-margin, -margin, margin, margin).toAlignedRect())
+
+
 class Frame:
     """The drawing's fixed parts for one geometry: the header captions' places, every edge's
     segments (in the order they are painted), the nodes' boxes and their texts' boxes, and the
@@ -407,6 +431,40 @@ class Frame:
         self.sum = g["sum"]
         self.around_spins = diagram._around_spins()
         self._contributions: dict[tuple[str, ...], list[QRectF]] = {}
+
+    def changed(self, diagram: XorDiagram, edges: dict, texts: dict, contributions: list, right: bool) -> QRegion:
+        """Where the drawing's look differs from the one with these edges' values, node texts,
+        contributions and verdict (the drawing's before a refresh): the box around each edge whose
+        pen changed (as wide as the wider pen), each node whose texts changed, the contributions'
+        boxes before and after. Everything when there was nothing drawn before."""
+        if not texts:
+            return QRegion(diagram.rect())
+        region = QRegion()
+        for cell, lines in self.edge_lines:
+            old, new = edges.get(cell, 0.0), diagram.edges.get(cell, 0.0)
+            if old == new:
+                continue
+            pens = edge_pen(old), edge_pen(new)
+            if pens[0] == pens[1]:
+                continue
+            margin = max(pen.widthF() for pen in pens) / 2 + 2     # half the pen (and its cap), antialiasing
+            for line in lines:
+                region += _around(QRectF(line.p1(), line.p2()).normalized(), margin)
+        if edges.get(("b_out", (0,)), 0.0) != diagram.edges.get(("b_out", (0,)), 0.0):
+            pens = edge_pen(edges.get(("b_out", (0,)), 0.0)), edge_pen(diagram.edges.get(("b_out", (0,)), 0.0))
+            if pens[0] != pens[1]:
+                margin = max(pen.widthF() for pen in pens) / 2 + 2
+                region += _around(QRectF(self.b_out_edge.p1(), self.b_out_edge.p2()).normalized(), margin)
+        for key, rect, _roundness, _text_rects in self.nodes:
+            if texts.get(key) != diagram.texts.get(key) or (key == "out" and right != diagram.right):
+                region += _around(rect, NODE_PEN.widthF() / 2 + 2)
+        if contributions != diagram.contributions:
+            was = self._contributions.get(tuple(contributions))      # where they were painted
+            if was is None:
+                return QRegion(diagram.rect())
+            for rect in was + self.contributions(diagram):
+                region += _around(rect, 2)
+        return region
 
     def contributions(self, diagram: XorDiagram) -> list[QRectF]:
         """diagram.contribution_rects() for its contributions now (they depend on the texts only
