@@ -440,7 +440,7 @@ class Frame:
         if not texts:
             return QRegion(diagram.rect())
         region = QRegion()
-        for cell, lines in self.edge_lines:
+        for cell, lines in self.edge_lines + [(("b_out", (0,)), [self.b_out_edge])]:
             old, new = edges.get(cell, 0.0), diagram.edges.get(cell, 0.0)
             if old == new:
                 continue
@@ -450,11 +450,6 @@ class Frame:
             margin = max(pen.widthF() for pen in pens) / 2 + 2     # half the pen (and its cap), antialiasing
             for line in lines:
                 region += _around(QRectF(line.p1(), line.p2()).normalized(), margin)
-        if edges.get(("b_out", (0,)), 0.0) != diagram.edges.get(("b_out", (0,)), 0.0):
-            pens = edge_pen(edges.get(("b_out", (0,)), 0.0)), edge_pen(diagram.edges.get(("b_out", (0,)), 0.0))
-            if pens[0] != pens[1]:
-                margin = max(pen.widthF() for pen in pens) / 2 + 2
-                region += _around(QRectF(self.b_out_edge.p1(), self.b_out_edge.p2()).normalized(), margin)
         for key, rect, _roundness, _text_rects in self.nodes:
             if texts.get(key) != diagram.texts.get(key) or (key == "out" and right != diagram.right):
                 region += _around(rect, NODE_PEN.widthF() / 2 + 2)
