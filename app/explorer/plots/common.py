@@ -42,31 +42,45 @@ class SteadyLimit:
         return self.value
 
 
-class SteadyBars(pg.BarGraphItem):
+class KeptBounds:
+    """A graphics item whose boundingRect is worked out once and kept (kept_bounds) until what it
+    depends on changes (forget_bounds, or a new key). Qt's scene asks every item for its box on
+    every paint, and pyqtgraph works it out afresh each time: its data's bounds, its pen's or
+    symbol's overhang in item units through the device transform, its linked view."""
+
+    _kept_rect: QRectF | None = None
+    _kept_for: object = None                           # the key it was worked out for (by identity)
+
+    def kept_bounds(self, measure: Callable[[], QRectF], key: object = None) -> QRectF:
+        """measure()'s box, worked out again only when none is kept or `key` is not the one kept."""
+        if self._kept_rect is None or self._kept_for is not key:
+            self._kept_rect, self._kept_for = measure(), key
+        return QRectF(self._kept_rect)                 # a copy: the caller may change it
+
+    def forget_bounds(self) -> None:
+        """A change the box follows: Qt is told before it asks again (prepareGeometryChange)."""
+        if self._kept_rect is not None:
+            self._kept_rect = None
+            self.prepareGeometryChange()
+
+
+class SteadyBars(KeptBounds, pg.BarGraphItem):
     """A BarGraphItem that works out its bounding box once per change of its bars or of its view.
 
     pyqtgraph's computes it afresh on every ask (the data's bounds, and the pen's half width in
     the item's units through `pixelVectors`), and Qt's scene asks several times per edit and per
     paint: about 30 µs each, 7 to 12 asks per edit of the residual stream's four bars."""
 
-    def __init__(self, **opts):
-        self._rect: QRectF | None = None
-        super().__init__(**opts)
-
     def setOpts(self, **opts) -> None:  # noqa: N802 (pyqtgraph's name)
-        self._rect = None                              # new bars (or pen): a new box
+        self._kept_rect = None                         # new bars (or pen): a new box
         super().setOpts(**opts)
 
     def viewTransformChanged(self) -> None:  # noqa: N802 (pyqtgraph's name)
-        if self._rect is not None:                     # a new range or size: a pixel is another length
-            self._rect = None
-            self.prepareGeometryChange()               # the pen's overhang in item units changes
+        self.forget_bounds()                           # a new range or size: a pixel is another length
         super().viewTransformChanged()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
-        if self._rect is None:
-            self._rect = super().boundingRect()
-        return QRectF(self._rect)                      # a copy: the caller may change it
+        return self.kept_bounds(super().boundingRect)
 
 
 def message_label(object_name: str) -> QLabel:

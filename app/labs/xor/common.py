@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QPainter, QPicture
 from PySide6.QtWidgets import QLabel
 
+from app.explorer.plots.common import KeptBounds
 from app.explorer.plots.residual import round_out
 from app.widgets import style  # noqa: F401  (configures row-major images before any plot exists)
 from app.widgets.document_label import DocumentPaint
@@ -157,15 +158,13 @@ def esc(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-class TickStripAxis(pg.AxisItem):
+class TickStripAxis(KeptBounds, pg.AxisItem):
     """The lab's plots' axis (new_plot): when a repaint exposes only the strip its ticks reach into
     the plot (a curve, a dot or a map starts a few pixels from the axis: its repaint overlaps the ticks),
     plays only its line and ticks, not its tick labels: the labels lie outside the exposed part,
     clipped away, and replaying their text cost ~0.1 ms an axis on every edit."""
 
     TEXT_MARGIN = 3                                  # px around a label that its glyphs may touch
-    _kept_rect: QRectF | None = None                 # boundingRect's answer (see there)
-    _kept_for: tuple | None = None                   # the style it was worked out for
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -174,26 +173,15 @@ class TickStripAxis(pg.AxisItem):
         self._texts = QRect()                        # where self.picture's labels are
 
     # --- the bounding box: worked out once per size --------------------------------------------
-    # Qt's scene asks every item's boundingRect on every paint, and pyqtgraph's AxisItem works it
-    # out afresh each time (its linked view, its geometry mapped from the parent, its style):
-    # ~2.4 µs, a dozen asks per edit of the neuron maps. Without a grid it is the axis's own
-    # rectangle widened by the tick length and the labels' overflow: it changes with the axis's
-    # size (a resize event), its grid (setGrid) and those two style options (read on each ask).
+    # pyqtgraph's AxisItem works it out on every ask (its linked view, its geometry mapped from the
+    # parent, its style): ~2.4 µs, a dozen asks per edit of the neuron maps. Without a grid it is
+    # the axis's own rectangle widened by the tick length and the labels' overflow: it changes
+    # with the axis's size (a resize event), its grid (setGrid) and those two style options
+    # (setStyle, the one way pyqtgraph changes them).
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
-        style = self.style
-        key = (style["tickLength"], style["hideOverlappingLabels"])
-        rect = self._kept_rect
-        if rect is None or key != self._kept_for:
-            rect = super().boundingRect()
-            if self.grid is not False:               # a grid reaches across the linked view: not kept
-                return rect
-            self._kept_rect, self._kept_for = rect, key
-        return QRectF(rect)                          # a copy: the caller may change it
-
-    def _forget_rect(self) -> None:
-        if self._kept_rect is not None:
-            self._kept_rect = None
-            self.prepareGeometryChange()
+        if self.grid is not False:                   # a grid reaches across the linked view: not kept
+            return super().boundingRect()
+        return self.kept_bounds(super().boundingRect)
 
     def resizeEvent(self, ev=None) -> None:  # noqa: N802 (Qt's name)
         self._kept_rect = None                       # Qt prepared the change (setGeometry)
@@ -204,9 +192,12 @@ class TickStripAxis(pg.AxisItem):
         super().setGrid(grid)                        # prepares the geometry change
 
     def setStyle(self, **kwargs) -> None:  # noqa: N802 (pyqtgraph's name)
-        if "tickLength" in kwargs or "hideOverlappingLabels" in kwargs:
-            self._forget_rect()                      # pyqtgraph does not prepare this change
+        changes_box = "tickLength" in kwargs or "hideOverlappingLabels" in kwargs
+        if changes_box:
+            self.forget_bounds()                     # pyqtgraph does not prepare this change
         super().setStyle(**kwargs)
+        if changes_box:
+            self._kept_rect = None                   # (the preparing asked for the old box again)
 
     def paint(self, p, opt, widget) -> None:
         if self.picture is None or self._lines_of is not self.picture:
@@ -252,7 +243,7 @@ class TickStripAxis(pg.AxisItem):
         self._lines = pictures[1] if specs is not None else None
 
 
-class SteadyScatter(pg.ScatterPlotItem):
+class SteadyScatter(KeptBounds, pg.ScatterPlotItem):
     """A ScatterPlotItem whose bounding box is worked out once per change of its points, their
     sizes and pens, or its view's transform. pyqtgraph's finds the pen's and symbol's overhang in
     item units through pixelVectors (the device transform) on every ask: ~12 µs, and Qt's scene
@@ -262,17 +253,11 @@ class SteadyScatter(pg.ScatterPlotItem):
     of those changes (addPoints/setData, updateSpots via its spot sizes, clear, viewTransformChanged,
     which also prepares the geometry change): the box is kept for the list it was worked out with."""
 
-    _kept_rect: QRectF | None = None
-    _kept_for: list | None = None                       # the `bounds` list it was worked out with
-
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
-        bounds = self.bounds
-        if bounds is not self._kept_for or self._kept_rect is None:
-            rect = super().boundingRect()
-            if self.pixelPadding() > 0 and self.pixelVectors()[0] is None:
-                return rect                             # not shown yet: a pixel has no size, not kept
-            self._kept_rect, self._kept_for = rect, bounds
-        return QRectF(self._kept_rect)                  # a copy: the caller may change it
+        if (self._kept_rect is None or self.bounds is not self._kept_for) \
+                and self.pixelPadding() > 0 and self.pixelVectors()[0] is None:
+            return super().boundingRect()               # not shown yet: a pixel has no size, not kept
+        return self.kept_bounds(super().boundingRect, self.bounds)
 
     # --- the paint: the last one's symbols again, where nothing moved --------------------------
     # pyqtgraph's paint (pixel-sized symbols from its atlas) finds the points in view (_maskAt:
@@ -282,11 +267,14 @@ class SteadyScatter(pg.ScatterPlotItem):
     # fragments it filled then are the ones it would fill now: they are drawn again as they are.
     _replay: tuple | None = None                        # (transform, bounds, data, drawargs)
 
+    def _replayable(self) -> bool:
+        """Whether pyqtgraph's paint draws pixel-sized symbols from its atlas (not an export)."""
+        return self._exportOpts is False and self.opts["pxMode"] is True and self.opts["useCache"] \
+            and self.opts.get("compositionMode") is None
+
     def paint(self, p: QPainter, option, widget) -> None:
         replay = self._replay
-        if replay is not None and self._exportOpts is False and replay[1] is self.bounds \
-                and replay[2] is self.data and self.opts["pxMode"] is True and self.opts["useCache"] \
-                and self.opts.get("compositionMode") is None \
+        if replay is not None and replay[1] is self.bounds and replay[2] is self.data and self._replayable() \
                 and (widget is None or widget.devicePixelRatioF() == self.fragmentAtlas.devicePixelRatio()) \
                 and p.transform() == replay[0]:
             p.resetTransform()
@@ -295,8 +283,7 @@ class SteadyScatter(pg.ScatterPlotItem):
         self._replay = None
         transform = p.transform()
         super().paint(p, option, widget)
-        if self._exportOpts is False and self.opts["pxMode"] is True and self.opts["useCache"] \
-                and self.opts.get("compositionMode") is None:
+        if self._replayable():
             self._replay = (transform, self.bounds, self.data, self._pixmapFragments.drawargs())
 
 
@@ -429,7 +416,7 @@ def graphics(name: str) -> pg.GraphicsLayoutWidget:
 _NO_FILL = QBrush()                                  # Qt.NoBrush
 
 
-class BoxedText(pg.TextItem):
+class BoxedText(KeptBounds, pg.TextItem):
     """A pyqtgraph TextItem on a translucent box, the box filled as a rectangle of whole device
     pixels. pyqtgraph fills it as an antialiased polygon, which Qt's raster engine draws through
     its slow path when the view's paint is clipped to the changed region: about 0.2 ms a box, four
@@ -441,29 +428,20 @@ class BoxedText(pg.TextItem):
     text again through pyqtgraph's updateTextPos (a new transform too: updateTransform ends with
     it). Qt's scene asks for it on every paint, several times per edit."""
 
-    _kept_rect: QRectF | None = None                    # boundingRect's answer
-
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # a document laid out again later than its new text (Qt lays out lazily) resizes the text
         self.textItem.document().documentLayout().documentSizeChanged.connect(self._text_resized)
 
     def _text_resized(self, _size) -> None:
-        if self._kept_rect is not None:
-            self._kept_rect = None
-            self.prepareGeometryChange()
+        self.forget_bounds()
 
     def updateTextPos(self) -> None:  # noqa: N802 (pyqtgraph's name)
-        if self._kept_rect is not None:
-            self._kept_rect = None
-            self.prepareGeometryChange()                # the text moves or resizes within the item
+        self.forget_bounds()                            # the text moves or resizes within the item
         super().updateTextPos()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
-        rect = self._kept_rect
-        if rect is None:
-            rect = self._kept_rect = super().boundingRect()
-        return QRectF(rect)                             # a copy: the caller may change it
+        return self.kept_bounds(super().boundingRect)
 
     def paint(self, painter: QPainter, *args) -> None:
         if self.border.style() != Qt.PenStyle.NoPen or self.fill.style() == Qt.BrushStyle.NoBrush:
