@@ -73,6 +73,7 @@ class MainWindow(QMainWindow):
         left.addWidget(bottom)
         left.setSizes([380, 400])
         right = QWidget()
+        right.setObjectName("rightColumn")
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(_boxed(self.tr("Block options"), self.config_panel, "configBox"))
