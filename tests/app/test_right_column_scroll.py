@@ -1,8 +1,9 @@
 """The right-hand column (block options, checks, weights and inputs) at the desk with the interface
 at 150 % on a 1024×768 screen: the window is too short for its boxes, so the column scrolls up and
 down instead of crushing them (it crushed the weight editor's value spin box under its label and
-cut the Seed row off, at R45 step 6, and made the window 842 px tall). Presenting, the column is a
-plain column again: the inspector goes to its top as before."""
+cut the Seed row off, at R45 step 6, and made the window 842 px tall). In a window that short, the
+inspector under the diagram keeps its sentence under its table. Presenting, the column is a plain
+column again: the inspector goes to its top as before."""
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QPoint, QRect
@@ -64,6 +65,12 @@ def test_at_150_percent_on_1024x768_the_column_scrolls_and_crushes_nothing(block
     scroll.verticalScrollBar().setValue(scroll.verticalScrollBar().maximum())
     QCoreApplication.processEvents()
     assert scroll.viewport().rect().contains(_rect_in(seed, scroll.viewport()))
+    # The window's body is now as short as the screen: the inspector under the diagram still shows
+    # its sentence under its table, not over it (its height for its width counts in its least).
+    inspector = window.inspector
+    table, sentence = _rect_in(inspector.table, inspector), _rect_in(inspector.sentence, inspector)
+    assert inspector.sentence.isVisible()
+    assert sentence.top() > table.bottom() and sentence.height() >= inspector.sentence.heightForWidth(sentence.width())
 
 
 def test_at_100_percent_on_1280x800_the_column_needs_no_scroll_bar(blocklab_open):
