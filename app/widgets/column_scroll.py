@@ -103,7 +103,7 @@ class ColumnScroll(QScrollArea):
                                                 else Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
                 self.updateGeometry()              # its preferred width counts the bar
             if bar:
-                width -= self._bar_width()
+                width = max(width - self._bar_width(), 0)
                 height = max(height, self.needed_height(width))
             if content.size() != QSize(width, height):
                 content.resize(width, height)
