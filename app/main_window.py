@@ -28,6 +28,7 @@ from app.explorer.plots import PlotsPanel
 from app.presentation import PresentationController
 from app.session import Change, Session
 from app.explorer.weights_editor import WeightEditor
+from app.widgets.column_scroll import ColumnScroll
 from app.widgets.steady_label import SteadyLabel
 from app.undo_actions import UndoRedoActions
 
@@ -72,12 +73,16 @@ class MainWindow(QMainWindow):
         left.addWidget(bottom)
         left.setSizes([380, 400])
         right = QWidget()
-        right.setMinimumWidth(340)
+        right.setObjectName("rightColumn")
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(_boxed(self.tr("Block options"), self.config_panel, "configBox"))
         right_layout.addWidget(_boxed(self.tr("Checks"), self.invariants, "invariantsBox"))
         right_layout.addWidget(_boxed(self.tr("Weights and inputs"), self.weight_editor, "weightsBox"), 1)
+        # The column scrolls up and down when the window is too short for its panels (150 % on
+        # 800 px) rather than crushing them; it never scrolls sideways.
+        right_column = ColumnScroll(right, "rightColumnScroll")
+        right_column.setMinimumWidth(340)
         # The work area: the explorer's block view, or a lesson's own lab panel in its place.
         self.work = QStackedWidget()
         self.work.setObjectName("workArea")
@@ -87,7 +92,7 @@ class MainWindow(QMainWindow):
         main = QSplitter(Qt.Horizontal)
         main.setObjectName("mainSplitter")
         main.addWidget(self.work)
-        main.addWidget(right)
+        main.addWidget(right_column)
         main.setStretchFactor(0, 3)
         main.setStretchFactor(1, 1)
         main.setSizes([900, 380])

@@ -39,8 +39,11 @@ class StepPanels:
         self.boxes: dict[str, QWidget] = {panel: window.findChild(QWidget, name) for panel, name in STEP_BOXES.items()
                                           if window.findChild(QWidget, name) is not None}
         config = self.boxes.get("config")
-        self.right: QWidget | None = config.parentWidget() if config is not None else None
-        layout = self.right.layout() if self.right is not None else None
+        # The right-hand column: the widget that holds its boxes (`_right_content`), and the column
+        # in the window's splitter (`right`): the scroll area around it, or that widget itself.
+        self._right_content: QWidget | None = config.parentWidget() if config is not None else None
+        self.right: QWidget | None = _in_splitter(self._right_content)
+        layout = self._right_content.layout() if self._right_content is not None else None
         self._right_minimum = self.right.minimumWidth() if self.right is not None else 0
         self._right_layout: QBoxLayout | None = layout if isinstance(layout, QBoxLayout) else None
         # Each editing box's place in the right-hand column: (index, stretch).
@@ -67,12 +70,23 @@ class StepPanels:
         box = self.boxes[panel]
         if self.shelf is not None and box.parentWidget() is self.shelf:
             return "shelf"
-        if panel == "inspector" and box.parentWidget() is self.right:
+        if panel == "inspector" and box.parentWidget() is self._right_content:
             return "right"
         return "home"
 
     def go_home(self) -> None:
-        """Every box back where the window put it; the shelf goes."""
+        """Every box back where the window put it; the shelf goes; the right-hand column scrolls
+        again when short of height."""
+        self._boxes_home()
+        self._column_scrolls(True)
+
+    def _column_scrolls(self, scrolling: bool) -> None:
+        """The right-hand column scrolls when short of height (at the desk), or is a plain column
+        (presenting: the step's panels are arranged to fit its height)."""
+        if hasattr(self.right, "set_scrolling"):
+            self.right.set_scrolling(scrolling)
+
+    def _boxes_home(self) -> None:
         inspector = self.boxes.get("inspector")
         if inspector is not None and self._inspector_home is not None:
             splitter, index = self._inspector_home
@@ -86,7 +100,7 @@ class StepPanels:
             self.right.setMinimumWidth(self._right_minimum)
         if self._right_layout is not None:
             for box, (index, stretch) in sorted(self._editing_home.items(), key=lambda item: item[1][0]):
-                if box.parentWidget() is not self.right:
+                if box.parentWidget() is not self._right_content:
                     if self.shelf is not None:
                         self.shelf.layout().removeWidget(box)
                     self._right_layout.insertWidget(index, box, stretch)
@@ -107,7 +121,8 @@ class StepPanels:
     # --- a step ------------------------------------------------------------------------------
     def arrange_home(self, shown: set[str]) -> list[QWidget]:
         """Every box at home, those of the panels in `shown` visible; the editing ones shown."""
-        self.go_home()
+        self._boxes_home()
+        self._column_scrolls(False)
         if self.right is not None:
             self.right.setMinimumWidth(0)           # its panels' own minimum: no more, in this mode
         for panel, box in self.boxes.items():
@@ -282,7 +297,7 @@ class StepPanels:
         the inspector in it needs for every column of its table, up to TABLE_SHARE (150 % on 1024 px)."""
         most = int(total * RIGHT_SHARE)
         view, box = self._inspector_view(), self.boxes.get("inspector")
-        if view is None or box is None or box.parentWidget() is not self.right or not view.isVisibleTo(box):
+        if view is None or box is None or box.parentWidget() is not self._right_content or not view.isVisibleTo(box):
             return most
         whole_table = self.right.width() - view.width() + _table_width(view)     # with the box's frame and margins
         return whole_table if most < whole_table <= int(total * TABLE_SHARE) else most
@@ -392,6 +407,16 @@ def least_height(box: QWidget, width: int) -> int:
     least = box.heightForWidth(width) if box.hasHeightForWidth() else box.minimumSizeHint().height()
     return least + sum(part.aside_height() for part in box.findChildren(QWidget)
                        if hasattr(part, "aside_height") and part.isVisibleTo(box))
+
+
+def _in_splitter(widget: QWidget | None) -> QWidget | None:
+    """`widget`, or the ancestor of it (its scroll area) that a splitter holds (else `widget`)."""
+    column = widget
+    while column is not None and column.parentWidget() is not None:
+        if isinstance(column.parentWidget(), QSplitter):
+            return column
+        column = column.parentWidget()
+    return widget
 
 
 def _least_width(widget: QWidget) -> int:

@@ -737,6 +737,12 @@ class Inspector(InspectorExport, InspectorStanding, QWidget):
         height = max(least, min(wanted, self.height() - others))
         if self.table.minimumHeight() != height:
             self.table.setMinimumHeight(height)
+        # At the desk the inspector asks for that least height: its sentence's height at its width
+        # counts in no minimum Qt's layouts add up, and a window short of height (150 % on 768 px)
+        # would lay the sentence over the table. Presenting, StepPanels places it by wanted_height.
+        floor = 0 if appearance().presenting else others + least
+        if self.minimumHeight() != floor:
+            self.setMinimumHeight(floor)
         self.layout().setStretchFactor(self._numbers, 0 if rows <= FIT_ROWS else 1)
 
     def _beside_the_numbers(self, width: int) -> int:
