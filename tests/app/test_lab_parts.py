@@ -86,6 +86,39 @@ def test_the_bias_part_alone_finds_the_first_flip(qtbot, xor_session):
     assert list(part.bias_flip_point.getData()[0]) == pytest.approx([-0.75, -0.75])
 
 
+def test_the_bias_parts_0_5_label_is_never_cut_off_at_the_plots_top(qtbot, xor_session):
+    """Above the dashed line's end while there is room; on the line's end, on the plot's
+    background, where the plot is as short as on a 1024×768 projector at 150 % (it was cut off
+    at the top, and under the line it would have sat on the curve at 0)."""
+    from PySide6.QtCore import QPointF
+
+    from app.labs.xor.bias import XorBiasPart
+    part = shown(qtbot, XorBiasPart(xor_session))
+    part.refresh()
+    view, line, label = part.bias_outputs_plot.vb, part.bias_threshold, part.bias_threshold.label
+
+    def placed():
+        qtbot.wait(1)                                      # (the resize reaches the plots)
+        frame = view.mapRectToScene(view.boundingRect())
+        box = label.mapRectToScene(label.boundingRect())
+        at = view.mapViewToScene(QPointF(0, lab.THRESHOLD)).y()
+        return frame, box, at
+
+    frame, box, at = placed()
+    assert frame.contains(box) and box.bottom() <= at + 0.5            # room: above the line, whole
+    assert label.fill.style() == label.fill.style().NoBrush
+    for height in (220, 180):                                          # the plot 111 and 71 px tall
+        part.bias_view.setFixedHeight(height)
+        frame, box, at = placed()
+        assert frame.top() <= box.top() and box.bottom() <= frame.bottom(), (height, frame, box)
+        assert box.top() < at < box.bottom()                          # on the line, ...
+        assert label.fill.color().name() == "#ffffff"                   # ... on the plot's background
+    part.bias_view.setMinimumHeight(500)
+    part.bias_view.setMaximumHeight(500)
+    frame, box, at = placed()
+    assert frame.contains(box) and box.bottom() <= at + 0.5            # room again: above it
+
+
 def test_the_compute_part_alone_expands_one_neuron(qtbot, xor_session):
     from app.labs.xor.compute import XorComputePart
     part = shown(qtbot, XorComputePart(xor_session))

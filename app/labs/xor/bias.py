@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt
+from PySide6.QtCore import QEvent, QPointF, QSignalBlocker, Qt
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QVBoxLayout, QWidget
 
 from app import i18n
@@ -119,6 +119,9 @@ class XorBiasPart(QWidget):
                                                                        "anchors": [(1, 1), (1, 1)]})
         self.bias_threshold.label.setFont(font(10))
         self.bias_outputs_plot.addItem(self.bias_threshold)     # labelled above its right end: the curves end below
+        self._threshold_on_line: bool | None = None            # the label on the line's end (a short view)
+        self.bias_outputs_plot.vb.sigResized.connect(self._place_threshold_label)
+        self.bias_outputs_plot.vb.sigYRangeChanged.connect(self._place_threshold_label)
         self.bias_flip_point = pg.ScatterPlotItem(size=14, symbol="x", pen=pg.mkPen(WRONG_COLOUR, width=3),
                                                   brush=pg.mkBrush(WRONG_COLOUR))
         self.bias_outputs_plot.addItem(self.bias_flip_point)
@@ -141,6 +144,21 @@ class XorBiasPart(QWidget):
         presenting = appearance().presenting
         self.page_layout.setContentsMargins(*((4, 0, 4, 0) if presenting else (4, 6, 4, 4)))
         self.page_layout.setSpacing(2 if presenting else -1)         # -1: the style's
+
+    def _place_threshold_label(self, *_args) -> None:
+        """The 0.5 line's label stands above the line's right end. Where the plot is too short for
+        that (a projector's 1024×768 at 150 %: the line 18 px under the plot's top, the label 21 px
+        tall) it would be cut off at the top, and under the line it would sit on the curve at 0:
+        it then stands on the line's end itself, on the plot's background, which hides that end."""
+        view, label = self.bias_outputs_plot.vb, self.bias_threshold.label
+        room = view.mapFromView(QPointF(0.0, lab.THRESHOLD)).y()         # px from the plot's top
+        on_line = room < label.boundingRect().height()
+        if on_line != self._threshold_on_line:
+            self._threshold_on_line = on_line
+            label.anchors = [(1, 0.5), (1, 0.5)] if on_line else [(1, 1), (1, 1)]
+            label.fill = pg.mkBrush(pg.getConfigOption("background") if on_line else None)
+            label.updatePosition()
+            label.update()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
