@@ -87,13 +87,18 @@ def delete_what_a_test_file_left_hidden():
     alone; a gc pass over the 500,000 objects they held several seconds). Done once per file, after
     the file's own module fixtures are gone, so no fixture shared by a file's tests loses a widget."""
     from PySide6.QtWidgets import QApplication
-    before = {id(widget) for widget in QApplication.topLevelWidgets()} if QApplication.instance() else set()
+    from shiboken6 import getCppPointer
+
+    def address(widget) -> int:             # the C++ object (a widget made by Qt gets a new wrapper each time)
+        return getCppPointer(widget)[0]
+
+    before = {address(widget) for widget in QApplication.topLevelWidgets()} if QApplication.instance() else set()
     yield
     if QApplication.instance() is None:
         return
     from PySide6.QtCore import QCoreApplication, QEvent
     for widget in QApplication.topLevelWidgets():
-        if id(widget) not in before and widget.parent() is None and not widget.isVisible():
+        if address(widget) not in before and widget.parent() is None and not widget.isVisible():
             widget.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
 
