@@ -30,10 +30,20 @@ WINDOW_FIXTURES = {"blocklab_window", "blocklab_open"}
 # Running in two processes (pytest-xdist: `-n 2 --dist loadgroup` in pyproject.toml). Each test
 # file runs whole in one worker, in its own order (its module fixtures made once), and the files
 # that read the one presentation walk (tests/app/present_walk.py) run in the same worker, so the
-# walk is made once. The files below go first, longest first, so that no long file starts last
-# and keeps one worker busy after the other has finished (seconds of CPU on a 2-core machine).
-SAME_WORKER = {"app/test_lab_fit.py": "present-walk", "app/test_readability.py": "present-walk"}
-LONGEST_FIRST = ("app/test_lab_fit.py", "app/test_readability.py", "tools/test_soak.py")
+# walk is made once; test_fit_150_generations.py joins them, so that its model-lesson steps get
+# the model lab's ranking the walk computed (present_walk._computed, one per process) instead of
+# ranking the layer again (about 12 s of CPU). The files below go first, longest first (their
+# time in the suite), so that no long file starts last and keeps one worker busy after the other
+# has finished (seconds of CPU on a 2-core machine); the rest follow in collection order.
+SAME_WORKER = {"app/test_lab_fit.py": "present-walk", "app/test_readability.py": "present-walk",
+               "app/test_fit_150_generations.py": "present-walk"}
+LONGEST_FIRST = ("app/test_lab_fit.py", "app/test_readability.py", "app/test_fit_150_generations.py",
+                 "tools/test_soak.py", "app/test_presentation.py", "app/test_soak_findings.py",
+                 "app/test_plots_readable.py", "app/test_live_language.py", "app/test_plots.py",
+                 "app/test_plots_exit.py", "app/test_xor_lab.py", "app/test_no_english_in_chinese.py",
+                 "app/test_fit_150_on_1024x768.py", "app/test_generations_lab.py", "core/test_incremental.py",
+                 "core/test_properties.py", "app/test_run_through_defects.py", "app/test_fit_150_block.py",
+                 "test_packaging.py")
 
 
 def pytest_configure(config):
