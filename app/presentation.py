@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import shiboken6
+
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSplitter, QToolBar, QWidget
@@ -215,20 +217,23 @@ class PresentationController(QObject):
         appearance().set_presenting(False)
         window.dataflow.set_click_spotlight(False)
         self.panels.go_home()                      # before the splitters: their widgets as they were
+        # A widget saved on entering may be gone since (a dialog closed, a lab page rebuilt):
+        # what is left is put back, and the rest is skipped.
         for widget, hidden in saved.hidden.items():
-            widget.setHidden(hidden)
+            if shiboken6.isValid(widget):
+                widget.setHidden(hidden)
         settle_layouts()                           # the normal text and panels laid out: then the sizes
         for splitter, children, state in saved.splitters:
             # A lesson step may have moved the diagram meanwhile: a splitter whose widgets
             # changed keeps the layout the window gave it for that step.
-            if _children(splitter) == children:
+            if shiboken6.isValid(splitter) and _children(splitter) == children:
                 splitter.restoreState(state)
         if window.isFullScreen() and not saved.state & Qt.WindowFullScreen:
             window.showNormal()
         window.setWindowState(saved.state)
         if not saved.state & (Qt.WindowFullScreen | Qt.WindowMaximized):
             window.setGeometry(saved.geometry)     # as it was (restoreGeometry would fit it to the screen)
-        if saved.focus is not None and saved.focus.isVisible():
+        if saved.focus is not None and shiboken6.isValid(saved.focus) and saved.focus.isVisible():
             saved.focus.setFocus()
         self._saved = None
         self._sync_actions()

@@ -70,6 +70,30 @@ def test_f5_enters_presentation_mode_and_esc_restores_the_layout_exactly(blockla
     assert not presentation.active and _layout(window) == before
 
 
+def test_leaving_presentation_mode_skips_a_focused_widget_deleted_meanwhile(blocklab_open):
+    """Found by the 10,000-action soak (seed 2): the keyboard-shortcuts table had the focus when
+    presentation mode began, the dialog was replaced (and deleted) meanwhile, and leaving tried to
+    give the focus back to the deleted table (RuntimeError). Now leaving puts back what is left."""
+    import shiboken6
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from app.help import HelpMenu
+    lab, window = _window(blocklab_open)
+    before = _layout(window)
+    help_menu = window.findChild(HelpMenu)
+    dialog = help_menu.show_shortcuts()
+    dialog.table.setFocus()
+    lab.qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.table)
+    window.presentation.enter(full_screen=False)
+    assert window.presentation.active
+    about = help_menu.show_about()                      # closes the shortcuts dialog and deletes it
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert not shiboken6.isValid(dialog)
+    window.presentation.leave()                         # raised RuntimeError here
+    about.close()
+    assert not window.presentation.active and _layout(window) == before
+
+
 def test_a_step_that_names_editing_panels_shows_them_in_presentation_mode(blocklab_open):
     lab, window = _window(blocklab_open)
     before = _layout(window)
