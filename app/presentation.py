@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import shiboken6
-
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence, QPainter
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSplitter, QToolBar, QWidget
