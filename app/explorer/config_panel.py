@@ -319,6 +319,11 @@ class InvariantsPanel(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.FontChange:
+            # A label's own style sheet keeps the font it had when it was styled; zoom (or
+            # presenting) sets the application's font after appearance().changed restyled the
+            # labels, so style them again in the font the panel now has.
+            self._recolour()
 
     def retranslate(self) -> None:
         self.empty.setText(self.tr("Nothing to check: this block has no norm, no attention and no residual."))

@@ -231,3 +231,34 @@ def test_option_boxes_fit_their_longest_option_after_a_zoom_and_a_live_switch(qt
         appearance().set_presenting(False)
         i18n.install("en")
         options.close()
+
+
+def test_the_checks_grow_and_shrink_with_the_zoom_like_every_other_text(qtbot, session, monkeypatch):
+    """A check is styled by a style sheet of its own (green, or red and bold), which keeps the font
+    it had when it was styled. In the window a zoom reaches the checks first (appearance().changed:
+    styled again) and the application's font after (style.follow_appearance): the checks stayed at
+    the old size, one zoom behind every other text."""
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QApplication
+    from core.analysis import Invariant
+    found = session.invariants
+    failing = Invariant("rot.norm", "‖rot q‖/‖q‖", 1.0, np.array([1.5]), False)    # a red, bold check too
+    monkeypatch.setattr(session, "invariants", lambda: found() + [failing])
+    checks = show(qtbot, InvariantsPanel(session), 420, 200)
+    assert checks.findChild(QLabel, "invariant_rot.norm").text().startswith("✗")
+    font = QApplication.font()
+    try:
+        for size in (15.0, 12.0, 20.0):
+            checks._recolour()                       # what appearance().changed does to the panel,
+            zoomed = QFont(font)
+            zoomed.setPointSizeF(size)
+            QApplication.setFont(zoomed)             # then what style.follow_appearance does
+            settle(lambda: checks.font().pointSizeF() == size)       # (the change is posted)
+            for _ in range(5):
+                QApplication.processEvents()
+            for key, label in checks.labels.items():
+                assert label.font().pointSizeF() == size, key
+            assert checks.labels["rot.norm"].font().bold()
+    finally:
+        QApplication.setFont(font)
+        checks.close()
