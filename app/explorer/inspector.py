@@ -367,8 +367,9 @@ class ExplanationText(QPlainTextEdit):
     def set_text(self, text: str) -> None:
         """Show `text` as setPlainText shows it (from its top, the cursor at its start, nothing
         selected), rewriting only the lines that changed when the number of lines is the same: an
-        edit's new numbers re-lay out their lines, not the document, and the scroll bars, whose
-        range setPlainText resets, are left alone (no repaint of them and the panels beneath)."""
+        edit's new numbers re-lay out their lines, not the document, and repaint their lines, not
+        the box (`_repaint_lines`); the scroll bars, whose range setPlainText resets, are left
+        alone (no repaint of them and the panels beneath)."""
         old = self.toPlainText()
         if text == old:
             return
@@ -379,15 +380,24 @@ class ExplanationText(QPlainTextEdit):
         document = self.document()
         if document.isUndoRedoEnabled():
             document.setUndoRedoEnabled(False)     # (read-only: nothing to undo; edits kept no history)
-        cursor = QTextCursor(document)
-        cursor.beginEditBlock()
-        for number, (before, after) in enumerate(zip(old_lines, new_lines)):
-            if before != after:
+        changed = [number for number, (before, after) in enumerate(zip(old_lines, new_lines)) if before != after]
+        heights = [self.blockBoundingRect(document.findBlockByNumber(number)).height() for number in changed]
+        viewport = self.viewport()
+        # QPlainTextEdit asks to repaint the whole box for a change of more than one line; it is
+        # told to paint nothing while the lines change, and repaints only them after.
+        quiet = viewport.testAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled)
+        viewport.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, True)
+        try:
+            cursor = QTextCursor(document)
+            cursor.beginEditBlock()
+            for number in changed:
                 block = document.findBlockByNumber(number)
                 cursor.setPosition(block.position())
                 cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
-                cursor.insertText(after)
-        cursor.endEditBlock()
+                cursor.insertText(new_lines[number])
+            cursor.endEditBlock()
+        finally:
+            viewport.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, quiet)
         shown = self.textCursor()
         if shown.position() != 0 or shown.hasSelection():
             shown.setPosition(0)
@@ -395,6 +405,21 @@ class ExplanationText(QPlainTextEdit):
         for bar in (self.verticalScrollBar(), self.horizontalScrollBar()):
             if bar.value() != bar.minimum():
                 bar.setValue(bar.minimum())
+        self._repaint_lines(changed, heights)
+
+    def _repaint_lines(self, changed: list[int], heights: list[float]) -> None:
+        """Repaint the lines (blocks) numbered `changed`, which were `heights` tall before: each
+        where it is now, or, from the first that wraps to another height, everything beneath it
+        (the lines under it moved)."""
+        viewport = self.viewport()
+        document, offset = self.document(), self.contentOffset()
+        for number, height in zip(changed, heights):
+            place = self.blockBoundingGeometry(document.findBlockByNumber(number)).translated(offset)
+            top = int(place.top())
+            if place.height() != height:
+                viewport.update(0, top, viewport.width(), max(viewport.height() - top, 0))
+                return
+            viewport.update(0, top, viewport.width(), int(place.bottom()) - top + 1)
 
     def content_height(self, width: int | None = None) -> int:
         """The height at which the box shows its whole text without scrolling at `width` (its own
