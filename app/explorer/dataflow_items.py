@@ -31,6 +31,7 @@ class Rounded(QGraphicsPathItem):
         path = QPainterPath()
         path.addRoundedRect(self._rect, radius, radius)
         self.setPath(path)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def rect(self) -> QRectF:
         return QRectF(self._rect)
@@ -261,6 +262,7 @@ class EdgeItem(QGraphicsPathItem):
     def __init__(self, spec: EdgeSpec, path: QPainterPath, label: str | None, label_at: QPointF,
                  geometry: Geometry, palette: Palette):
         super().__init__(path)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.spec, self.geometry = spec, geometry
         residual = spec.kind == "residual"
         z = geometry.zoom
