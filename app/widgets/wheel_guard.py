@@ -12,7 +12,10 @@ its own wheel (the weight editor nudges the selected cell).
 
 `WheelGuard(area).guard(widget)` installs one event filter on the controls under `widget` and
 makes those that took focus by the wheel (Qt::WheelFocus) take it by click and Tab only
-(Qt::StrongFocus). ColumnScroll guards its content, and each panel that comes into it later.
+(Qt::StrongFocus). ColumnScroll guards its content, and each panel that comes into it later
+(presentation mode brings the inspector in). The rule holds where the control is: a panel moved
+out of every scroll area (presentation mode puts the options beside the plots, the inspector goes
+home) has Qt's own wheel again, as the inspector always had there.
 """
 from __future__ import annotations
 
@@ -82,11 +85,10 @@ class WheelGuard(QObject):
                 return False
         if has_focus(control):
             return False                                                 # the learner is in it: its wheel
-        if isinstance(control, QAbstractItemView) and _scroll_own(control, event):
-            return True
         area = _scroll_area_around(control)
         if area is None:
-            event.ignore()                   # not for the control: Qt passes a real wheel to its parents
+            return False             # moved out of the column (presentation mode): Qt's own wheel there
+        if isinstance(control, QAbstractItemView) and _scroll_own(control, event):
             return True
         viewport = area.viewport()
         QApplication.sendEvent(viewport, _copy(event, watched.mapTo(viewport, event.position().toPoint())))

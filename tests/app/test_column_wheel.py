@@ -194,3 +194,38 @@ def test_the_wheel_over_the_eps_field_scrolls_the_column_and_leaves_eps(short_wi
 
     assert taker is column.viewport() and bar.value() > where
     assert eps.text() == text and session.config == config
+
+
+def test_presenting_the_plain_column_still_keeps_the_wheel_from_an_unfocused_control(blocklab_open):
+    """R45 presenting at 150 % on 1024×768: the inspector tops the right-hand column, which fills
+    its room and does not scroll. At step 5 the block options are below it, at step 8 the
+    inspector's head selector is in it (it came into the column): the wheel over them, unfocused,
+    changes nothing (one rule, scrolling or not)."""
+    from app.widgets.appearance import appearance
+    from tests.conftest import ROOT
+    lab = blocklab_open(ROOT / "resources" / "lessons" / "r45-ffn-residual-norm.json")
+    window, session = lab.window, lab.session
+    appearance().set_zoom(1.5)
+    window.presentation.enter(full_screen=False)
+    window.resize(1024, 768)
+    column, panels = _column(window), window.presentation.panels
+    for step, name in ((4, "configActivation"), (7, "inspectorHeadSelector")):
+        window.lessons.go(step)
+        control = window.findChild(QWidget, name)
+        settle(lambda: panels.place_of("inspector") == "right" and control.isVisible())
+        assert not column.scrolling() and column.isAncestorOf(control)
+        _focus_elsewhere(window)
+        index, config, undo = control.currentIndex(), session.config, session.undo_stack.count()
+
+        wheel(control, DOWN)
+
+        assert control.currentIndex() == index, name
+        assert session.config == config and session.undo_stack.count() == undo
+    # Back home under the diagram, out of every scroll area, the head selector has Qt's own wheel
+    # (nothing there scrolls; a head is a view, not an edit).
+    window.presentation.leave()
+    settle(lambda: not column.isAncestorOf(control) and control.isVisible())
+    _focus_elsewhere(window)
+    index = control.currentIndex()
+    wheel(control, DOWN if index + 1 < control.count() else UP)
+    assert control.currentIndex() != index
