@@ -10,7 +10,7 @@ which scrolls (or, where everything fits, does nothing: one rule wherever the co
 passes the wheel on at its end, as Qt does for a scroll area in a scroll area; with focus, it keeps
 its own wheel (the weight editor nudges the selected cell).
 
-`WheelGuard(area).guard(widget)` installs one event filter on the controls under `widget` and
+`WheelGuard(owner).guard(widget)` installs one event filter on the controls under `widget` and
 makes those that took focus by the wheel (Qt::WheelFocus) take it by click and Tab only
 (Qt::StrongFocus). ColumnScroll guards its content, and each panel that comes into it later
 (presentation mode brings the inspector in). The rule holds where the control is: a panel moved
