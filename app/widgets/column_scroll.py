@@ -11,11 +11,17 @@ widths are the content's; an explicit minimum width goes on the ColumnScroll), a
 a scroll area may be. `set_scrolling(False)` makes it a plain column again (presentation mode
 arranges the panels to fit its height): the content then takes exactly the column's size, and
 the column's least height is the content's.
+
+The wheel over the column scrolls it: a control in it (a combo box, a spin box, a slider, the
+weights table's nudge) takes the wheel only once the learner has clicked or tabbed into it
+(app/widgets/wheel_guard.py), also where everything fits and nothing scrolls.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
+
+from app.widgets.wheel_guard import WheelGuard
 
 
 class ColumnScroll(QScrollArea):
@@ -28,6 +34,8 @@ class ColumnScroll(QScrollArea):
         self.setWidgetResizable(False)             # sized here: as wide as the column, never wider
         self.setWidget(content)
         content.installEventFilter(self)
+        self._wheel = WheelGuard(self)
+        self._wheel.guard(content)
         self._scrolling = True
         self._fitting = False
 
@@ -67,10 +75,15 @@ class ColumnScroll(QScrollArea):
         self._fit()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
-            # (its layout has just been laid out: Qt hands a widget's layout its events first)
-            self._fit()
-            self.updateGeometry()                  # as a plain column's layout would tell the splitter
+        if watched is self.widget():
+            kind = event.type()
+            if kind == QEvent.Type.LayoutRequest:
+                # (its layout has just been laid out: Qt hands a widget's layout its events first)
+                self._fit()
+                self.updateGeometry()              # as a plain column's layout would tell the splitter
+            elif kind == QEvent.Type.ChildPolished and isinstance(event.child(), QWidget):
+                # a panel moved in (presentation mode), or a new one shown: its controls too
+                self._wheel.guard(event.child())
         return super().eventFilter(watched, event)
 
     def needed_height(self, width: int) -> int:
