@@ -35,8 +35,8 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtWidgets import QGraphicsView, QMenu, QWidget
 
 from app.explorer.dataflow_export import export_scene
@@ -79,6 +79,8 @@ class DataflowView(DiagramInput, QGraphicsView):
         appearance().changed.connect(self._on_appearance)
         self.framer = Framer(self)
         self.framer.sync_scroll_bars()
+        for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
+            bar.rangeChanged.connect(self._repaint_frame)
         if session.highlight.hooks:
             self._framing = frozenset(session.highlight.hooks)
         self._on_trace_changed()
@@ -324,6 +326,11 @@ class DataflowView(DiagramInput, QGraphicsView):
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._refit()
+
+    def _repaint_frame(self) -> None:
+        """The frame around the viewport and the scroll bars, again when a bar may come or go:
+        the corner it uncovers kept the bar's old pixels (its frame's last pixel drawn twice)."""
+        QTimer.singleShot(0, self, lambda: self.update(QRegion(self.rect()) - QRegion(self.viewport().geometry())))
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802
         super().scrollContentsBy(dx, dy)
