@@ -343,6 +343,31 @@ def test_loading_another_block_ends_the_link(qtbot, tiny_path):
     close(panel)
 
 
+@pytest.mark.parametrize("options", [{"attention": False}, {"d_ff": 12}, {"activation": "relu"}])
+def test_other_block_options_in_the_explorer_leave_the_model_as_trained_until_undone(qtbot, tiny_path, options):
+    """The soak (seed 5, action 3348) turned attention off in the explorer while a layer of the
+    model was open there: every later edit raised ModelError (the lab fed the model a layer
+    without W_Q…). A block with other options is not that layer: the model runs as trained and
+    the lab says why; undoing the options brings the edited layer back into the model."""
+    session, panel = open_panel(qtbot, tiny_path, "explorer")
+    state = panel.state
+    state.open_in_explorer(1)
+    assert session.set_value("W_out", (3, 5), 4.0)
+    edited = state.view
+    assert edited is not state.base
+    assert session.config.activation != "relu" or "activation" not in options
+    assert session.set_config(**options)
+    assert session.set_value("W_in", (0, 0), 1.5)                    # and an edit after it
+    assert not state.is_linked() and state.view is state.base and state.explorer_changes() == ()
+    status = find(panel, QLabel, "modelLinkStatus").text()
+    assert "Layer 1 is open in the explorer" not in status and "options" in status
+    session.undo_stack.undo()                                          # the edit of W_in
+    session.undo_stack.undo()                                          # the options
+    assert state.is_linked() and "W_out" in state.explorer_changes()
+    assert np.allclose(state.view.trace.logits, edited.trace.logits)
+    close(panel)
+
+
 def test_a_new_text_leaves_the_explorer_stale_until_opened_again_with_the_edits(qtbot, tiny_path):
     session, panel = open_panel(qtbot, tiny_path, "explorer")
     state = panel.state

@@ -128,6 +128,12 @@ class ModelExplorerPart(Part):
     def _status(self) -> None:
         s = self.state
         self.reopen.setVisible(s.link_is_stale())
+        if s.options_changed():
+            set_text(self.status, esc(self.tr(
+                "Layer %1 was opened in the explorer, but its block options were changed there: that block is "
+                "no longer a layer of this model, which runs as trained until the options are set back (Undo).")
+                .replace("%1", str(s.link.layer))))
+            return
         if not s.is_linked():
             set_text(self.status, esc(self.tr("No layer of the model is open in the explorer.")))
             return

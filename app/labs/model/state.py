@@ -345,8 +345,19 @@ class ModelLabState(QObject):
 
     # --- the explorer -------------------------------------------------------------------------
     def is_linked(self) -> bool:
-        """Whether the Session still holds the layer this lab opened (maybe edited)."""
+        """Whether the Session still holds the layer this lab opened (maybe edited), with that
+        layer's block options: with others (attention off, another d_ff or activation) its block
+        is not a layer of this model, which then runs as trained (options_changed)."""
+        return self.holds_link() and self.session.config == self.link.scenario.config
+
+    def holds_link(self) -> bool:
+        """Whether the Session still holds the block this lab opened, whatever its options now."""
         return self.link is not None and self.session.loaded is self.link.scenario     # None once let go
+
+    def options_changed(self) -> bool:
+        """The Session holds the layer this lab opened, but the learner changed its block options
+        there: the model runs as trained until they are set back (Undo)."""
+        return self.holds_link() and self.session.config != self.link.scenario.config
 
     def _weights_facts(self) -> tuple[tuple[str, ...], frozenset[int]]:
         """(changed weight names, knocked-out neurons) of the explorer's layer, computed once per
@@ -410,7 +421,8 @@ class ModelLabState(QObject):
         if self.link is None or not change & (Change.TRACE | Change.LOADED):
             return
         if not self.is_linked():
-            # Another block was loaded (a lesson step, a file): the model runs as trained again.
+            # Another block was loaded (a lesson step, a file), or the block's options changed: the
+            # model runs as trained again.
             # The link is kept: if that very block comes back (a step's kept edits), so does it.
             # The facts of its weights are computed again then (not kept: they would hold them).
             self._facts_for, self._facts = None, ((), frozenset())
