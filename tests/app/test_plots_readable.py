@@ -265,3 +265,34 @@ def test_tabs_that_do_not_fit_go_into_a_menu(qtbot, language):
     settle(lambda: not button.isVisible())
     assert all(panel.isTabVisible(i) for i in range(panel.count()))
     panel.close()
+
+
+def test_a_narrow_hidden_units_tab_gives_the_colour_bars_title_to_the_maps_titles(qtbot):
+    """Presenting R45 at 1024×768 and 150 %, the hidden-units tab gets about 320 × 300 px: its maps'
+    titles ("mlp.hook_pre = x·W_in + b_in") took four lines each beside a colour bar that spent
+    a column on its title "value", and the second map was pushed out of sight. There the bar
+    goes without its title (its numbers and colours say it), where that saves title lines."""
+    from app.widgets.appearance import appearance
+    from core.formats.scenario import load_scenario
+    from tests.conftest import SCENARIOS
+    appearance().set_presenting(True)
+    appearance().set_zoom(1.5)
+    try:
+        panel = panel_on(qtbot, Session(load_scenario(SCENARIOS / "r45-ffn.json"), clock=FakeClock()), (320, 300))
+        shown(qtbot, panel, "hidden")
+        tab = panel.hidden_tab
+        label = tab.bar.axis.label
+        assert not label.isVisibleTo(tab.bar.axis)
+        narrow_lines = tab._title_lines(tab._titles(), tab.arrangement.map_width)
+        tab.bar.axis.showLabel(True)                     # what it was: more lines
+        assert tab._title_lines(tab._titles(), tab.arrangement.map_width - look_label_room(tab)) > narrow_lines
+        panel.resize(900, 450)                           # room enough: the bar has its title again
+        settle(lambda: label.isVisibleTo(tab.bar.axis) and tab.arrangement.map_width > 300)
+        panel.close()
+    finally:
+        appearance().reset()
+
+
+def look_label_room(tab) -> float:
+    from app.explorer.plots import look
+    return look.label_space(tab.bar.axis)

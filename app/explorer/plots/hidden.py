@@ -163,22 +163,44 @@ class HiddenUnitsTab(PlotTab):
         if self.graphics.width() <= 0:
             arrangement = Arrangement(1, count, count, 0, 0, False)
         else:
-            room = Room(width=self.graphics.width(), height=self.graphics.height(),
-                        left_axis=widest + look.TICK_LENGTH + 9 + line + 2, bottom_axis=2 * line + look.TICK_LENGTH + 9,
-                        title=look.line_height(look.font(look.TITLE_PX)) + 3,
-                        bar=colour_bar_width(self.bar), spacing=8)
             metrics = QFontMetricsF(text_font)
             numbers = None if len(tokens) * units > MAX_NUMBERED_CELLS else \
                 (metrics.horizontalAdvance("\u22120.00") + CELL_PADDING, metrics.height() + CELL_PADDING)
             titles = self._titles()
-            arrangement = arrange(room, count, (len(tokens), units), numbers, shapes="line", all_shown=True,
-                                  min_map_width=self._title_width(titles), min_map_px=MIN_MAP_PX,
-                                  title_lines=lambda width: self._title_lines(titles, width),
-                                  row_label_px=line + 2)
+
+            def arranged(bar_label: bool) -> Arrangement:
+                self._show_bar_label(bar_label)
+                room = Room(width=self.graphics.width(), height=self.graphics.height(),
+                            left_axis=widest + look.TICK_LENGTH + 9 + line + 2,
+                            bottom_axis=2 * line + look.TICK_LENGTH + 9,
+                            title=look.line_height(look.font(look.TITLE_PX)) + 3,
+                            bar=colour_bar_width(self.bar), spacing=8)
+                return arrange(room, count, (len(tokens), units), numbers, shapes="line", all_shown=True,
+                               min_map_width=self._title_width(titles), min_map_px=MIN_MAP_PX,
+                               title_lines=lambda width: self._title_lines(titles, width),
+                               row_label_px=line + 2)
+
+            arrangement = arranged(True)
+            lines = self._title_lines(titles, arrangement.map_width)
+            if lines > 2:
+                # A narrow panel (150 % on a projector): the colour bar's title ("value", which its
+                # numbers and colours say anyway) gives its room to the maps' titles, where that
+                # saves them lines.
+                bare = arranged(False)
+                if self._title_lines(titles, bare.map_width) < lines:
+                    arrangement = bare
+                else:
+                    self._show_bar_label(True)
         changed = self.arrangement is None or (arrangement.rows, arrangement.columns) != \
             (self.arrangement.rows, self.arrangement.columns)
         self.arrangement = arrangement
         return changed
+
+    def _show_bar_label(self, shown: bool) -> None:
+        """Show or hide the colour bar's title, the bar sized for it."""
+        if self.bar.axis.label.isVisibleTo(self.bar.axis) != shown:
+            self.bar.axis.showLabel(shown)
+            look.fit_colour_bar(self.bar)
 
     def _place(self, tokens: tuple[str, ...], units: int) -> None:
         self.take_out(*self.plots, self.bar)
