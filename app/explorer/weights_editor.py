@@ -504,10 +504,14 @@ class WeightEditor(QWidget):
         self.zero_button, self.identity_button = self.tensor_actions.zero_button, self.tensor_actions.identity_button
         self.random_button, self.seed_spin = self.tensor_actions.random_button, self.tensor_actions.seed_spin
 
-        top = QHBoxLayout()
+        # The tensor, then its head beside it; at the desk on a narrow panel the head goes on a line
+        # of its own under the tensor (fit_top_row): neither box is squeezed below its text.
+        top = self.top_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         top.addWidget(self.tensor_combo, 1)
-        top.addWidget(self.head_label)
-        top.addWidget(self.head_selector)
+        heads = self.head_row = QHBoxLayout()
+        heads.addWidget(self.head_label)
+        heads.addWidget(self.head_selector)
+        top.addLayout(heads)
         numbers = QHBoxLayout()
         numbers.setSpacing(4)
         numbers.addWidget(self.table, 1)
@@ -586,8 +590,10 @@ class WeightEditor(QWidget):
                 with QSignalBlocker(self.tensor_combo):
                     self.tensor_combo.setCurrentIndex(self.tensor_combo.findData(name))
             per_head = ndim == 3
-            self.head_label.setVisible(per_head)
-            self.head_selector.setVisible(per_head)
+            if self.head_selector.isVisibleTo(self) != per_head:
+                self.head_label.setVisible(per_head)
+                self.head_selector.setVisible(per_head)
+                self.fit_top_row()
             if per_head:
                 heads = session.tensor(name).shape[0]
                 with QSignalBlocker(self.head_selector):
@@ -692,6 +698,46 @@ class WeightEditor(QWidget):
         "head 1", and the tensor's line without the word is some 50 px narrower, so a shelf of
         this panel beside the plots leaves the inspector the width for every column of its table."""
         self.head_label.setText("" if appearance().presenting else self.tr("Head"))
+        self.fit_top_row()
+
+    # --- the tensor's line, short of width ------------------------------------------------
+    def _top_row_beside(self) -> int:
+        """The least width of the tensor's box and its head's side by side."""
+        spacing = max(self.top_row.spacing(), 0)
+        return self.tensor_combo.minimumSizeHint().width() + spacing + self.head_row.minimumSize().width()
+
+    def _may_stack_top_row(self) -> bool:
+        """At the desk, with a head to pick (presenting, the line stays one: its word "Head" steps
+        aside there instead, and the presentation's panels are placed by that width)."""
+        return not appearance().presenting and self.head_selector.isVisibleTo(self)
+
+    def fit_top_row(self) -> None:
+        """The head's picker beside the tensor's where both fit the width, else under it."""
+        if not self.isVisible():
+            return          # (a combo box keeps the first least size it is asked for: not before its font)
+        stack = self._may_stack_top_row() and self.width() < self._top_row_beside()
+        direction = QBoxLayout.Direction.TopToBottom if stack else QBoxLayout.Direction.LeftToRight
+        if self.top_row.direction() != direction:
+            self.top_row.setDirection(direction)
+            # under the tensor, the head's picker as wide as its text, at the left
+            self.top_row.setAlignment(self.head_row, Qt.AlignmentFlag.AlignLeft if stack else Qt.AlignmentFlag(0))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        least = super().minimumSizeHint()
+        if not self._may_stack_top_row():
+            return least
+        layout = self.layout()
+        # every line's least width, the tensor's line as two (150 % on 1024 px: the tensor's box and
+        # "Head [head 1]" beside it held the right-hand column 68 px wider than the window had room for)
+        widths = [self.tensor_combo.minimumSizeHint().width(), self.head_row.minimumSize().width()]
+        widths += [layout.itemAt(i).minimumSize().width() for i in range(layout.count())
+                   if layout.itemAt(i).layout() is not self.top_row]
+        margins = layout.contentsMargins()
+        return QSize(max(widths) + margins.left() + margins.right(), least.height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.fit_top_row()
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)

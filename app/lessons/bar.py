@@ -24,6 +24,8 @@ from app.widgets.inert import escaped
 from app.widgets.steady_label import ShapeHints
 from core.formats.lesson import Text, list_lessons
 
+LEAST_CHARACTERS = 9          # the lesson's and the step's boxes narrow to this many characters, no less
+
 
 class LessonBar(QWidget):
     """Above the block: lesson picker, step navigation, the live caption, a question."""
@@ -37,6 +39,9 @@ class LessonBar(QWidget):
         self.picker = ElidedComboBox()     # a long title ends in "…", whole in the tooltip and the list
         self.picker.setObjectName("lessonPicker")
         self.picker.setMinimumContentsLength(18)
+        # At 150 % on 1024 px the two boxes' 18 and 16 characters, the step buttons and the
+        # toolbar made the window 1,116–1,142 px wide: short of room, both narrow to 9 characters.
+        self.picker.set_least_contents_length(LEAST_CHARACTERS)
         self.picker.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.picker.addItem("", None)                   # "Free exploration", in retranslate()
         self._titles: list[Text] = []                    # the lessons' titles, item 1 onwards
@@ -48,6 +53,7 @@ class LessonBar(QWidget):
         self.steps.setObjectName("lessonStepCombo")
         self.steps.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.steps.setMinimumContentsLength(16)
+        self.steps.set_least_contents_length(LEAST_CHARACTERS)
         self.steps.activated.connect(controller.go)
         self.counter = QLabel()
         self.counter.setObjectName("lessonCounter")
