@@ -95,21 +95,26 @@ class ConfigPanel(QWidget):
         self.eps.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
         self.eps.setMaximumWidth(self.eps.fontMetrics().horizontalAdvance("1.2345678e−05") + 12)
         self.placement_label = QLabel()
+        norm_fields = self.norm_fields = QWidget()          # the norm's box, ε and its field: one line
+        norm_row = QHBoxLayout(norm_fields)
+        norm_row.setContentsMargins(0, 0, 0, 0)
+        norm_row.setSpacing(6)
+        norm_row.addWidget(self.norm, 1)
+        norm_row.addWidget(eps_label)
+        norm_row.addWidget(self.eps)
         grid = QGridLayout(self)
         grid.setContentsMargins(4, 2, 4, 2)
         grid.setVerticalSpacing(3)
         grid.setHorizontalSpacing(6)
         self.switches, self.sizes = switches, sizes
-        grid.addWidget(switches, 0, 0, 1, 4)
+        grid.addWidget(switches, 0, 0, 1, 2)
         # Each row's name and its fields (two grid rows each: the fields go under the name on a
         # narrow panel, see _place_names; an empty grid row takes no room).
-        self._rows = ((self.activation_label, (self.activation,)),
-                      (self.norm_label, (self.norm, eps_label, self.eps)),
-                      (self.placement_label, (self.placement,)),
-                      (self.mask_label, (self.mask,)))
+        self._rows = ((self.activation_label, self.activation), (self.norm_label, norm_fields),
+                      (self.placement_label, self.placement), (self.mask_label, self.mask))
         self._names_above: bool | None = None
         self._place_names(False)
-        grid.addWidget(sizes, 1 + 2 * len(self._rows), 0, 1, 4)   # the symbols name them: no label, the whole line
+        grid.addWidget(sizes, 1 + 2 * len(self._rows), 0, 1, 2)   # the symbols name them: no label, the whole line
         grid.setColumnStretch(1, 1)
         grid.setRowStretch(2 + 2 * len(self._rows), 1)   # a taller box keeps its options together at the top
         self._fit_sizes()
@@ -159,8 +164,7 @@ class ConfigPanel(QWidget):
         "aside" (hidden)."""
         grid = self.layout()
         spacing = grid.horizontalSpacing()
-        norm_row = sum(widget.minimumSizeHint().width() for widget in (self.norm, self.eps_label, self.eps)) + 2 * spacing
-        fields = max(self.activation.minimumSizeHint().width(), norm_row,
+        fields = max(self.activation.minimumSizeHint().width(), self.norm_fields.minimumSizeHint().width(),
                      self.placement.minimumSizeHint().width(), self.mask.minimumSizeHint().width())
         widest_name = max(name.minimumSizeHint().width() for name in self._row_names())
         if names == "beside":
@@ -201,23 +205,14 @@ class ConfigPanel(QWidget):
         grid = self.layout()
         for position, (name, fields) in enumerate(self._rows):
             row = 1 + 2 * position
-            for widget in (name, *fields):
-                grid.removeWidget(widget)
+            grid.removeWidget(name)
+            grid.removeWidget(fields)
             if above:
-                grid.addWidget(name, row, 0, 1, 4)
-                if len(fields) == 1:
-                    grid.addWidget(fields[0], row + 1, 0, 1, 4)
-                else:                                    # the norm's box across the names' column, then ε
-                    grid.addWidget(fields[0], row + 1, 0, 1, 2)
-                    for column, widget in enumerate(fields[1:], start=2):
-                        grid.addWidget(widget, row + 1, column)
+                grid.addWidget(name, row, 0, 1, 2)
+                grid.addWidget(fields, row + 1, 0, 1, 2)
             else:
                 grid.addWidget(name, row, 0)
-                if len(fields) == 1:
-                    grid.addWidget(fields[0], row, 1, 1, 3)
-                else:
-                    for column, widget in enumerate(fields, start=1):
-                        grid.addWidget(widget, row, column)
+                grid.addWidget(fields, row, 1)
 
     def _arrange(self) -> None:
         """The rows' names beside their fields while the width is enough, else above them (at the

@@ -157,6 +157,7 @@ class XorOverview(QWidget):
         direction = QBoxLayout.Direction.TopToBottom if under else QBoxLayout.Direction.LeftToRight
         if self.top_layout.direction() != direction:
             self.top_layout.setDirection(direction)
+            self._place_activation_title()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         least = super().minimumSizeHint()
@@ -198,8 +199,10 @@ class XorOverview(QWidget):
         """Presenting with no activation, "Activation:" stands beside its box, not above it: the box
         beside the table is then the overview's tallest part (the collapsed line's formula), and at
         1024×768 with 150 % zoom the drawing below needed that line's height. (Not with GELU: its
-        long name needs the box's whole width.) Only a change re-lays out."""
-        beside = appearance().presenting and self.session.config.activation == "identity"
+        long name needs the box's whole width.) Under the table (at the desk, short of width) the
+        two stand side by side too: the box then has the overview's width. Only a change re-lays out."""
+        under = self.top_layout.direction() == QBoxLayout.Direction.TopToBottom
+        beside = under or appearance().presenting and self.session.config.activation == "identity"
         direction = QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
         if self.activation_row.direction() != direction:
             self.activation_row.setDirection(direction)
