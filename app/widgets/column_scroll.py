@@ -8,9 +8,10 @@ height. It never scrolls sideways: the content is as wide as the column (less th
 
 For the splitter it sits in, the column is as wide as its content needs (its preferred width is
 the content's; its least width the content's and, while it scrolls, the scroll bar's, or
-`set_least_width`'s if that is more), and as short as a scroll area may be. `set_scrolling(False)` makes it a plain column again (presentation mode
-arranges the panels to fit its height): the content then takes exactly the column's size, and
-the column's least height is the content's.
+`set_least_width`'s if that is more), and as short as a scroll area may be.
+`set_scrolling(False)` makes it a plain column again (presentation mode arranges the panels to
+fit its height): the content then takes exactly the column's size, and the column's least height
+is the content's.
 
 The wheel over the column scrolls it: a control in it (a combo box, a spin box, a slider, the
 weights table's nudge) takes the wheel only once the learner has clicked or tabbed into it
