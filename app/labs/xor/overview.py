@@ -18,6 +18,7 @@ from core.labs import xor as lab
 from core.numbers import format_number, parenthesized
 
 ACTIVATIONS = ("relu", "gelu_tanh", "identity")       # the lab's three choices
+BESIDE_SPACING, UNDER_SPACING = 10, 4                 # px between the table's column and the box
 
 
 class SidePage(QWidget):
@@ -54,7 +55,7 @@ class XorOverview(QWidget):
         self.facts = facts
         top = QHBoxLayout(self)
         top.setContentsMargins(0, 0, 0, 0)
-        top.setSpacing(10)
+        top.setSpacing(BESIDE_SPACING)
         left = QVBoxLayout()
         left.setSpacing(2)
         self.table = XorTable()
@@ -136,7 +137,7 @@ class XorOverview(QWidget):
         top = self.top_layout
         margins = top.contentsMargins()
         width = self.width() - margins.left() - margins.right()
-        spacing = max(top.spacing(), 0)
+        spacing = BESIDE_SPACING
         left = top.itemAt(0)
         left_least, side_least = left.minimumSize().width(), self.side.minimumSizeHint().width()
         if width < left_least + spacing + side_least:
@@ -147,7 +148,7 @@ class XorOverview(QWidget):
         left_width = min(left_width, width - spacing - side_least)
         side_width = width - spacing - left_width
         beside = max(self._column_height(left, left_width), self._column_height(self.side, side_width))
-        under = self._column_height(left, width) + spacing + self._column_height(self.side, width)
+        under = self._column_height(left, width) + UNDER_SPACING + self._column_height(self.side, width)
         return under < beside
 
     def _place_side(self) -> None:
@@ -157,6 +158,7 @@ class XorOverview(QWidget):
         direction = QBoxLayout.Direction.TopToBottom if under else QBoxLayout.Direction.LeftToRight
         if self.top_layout.direction() != direction:
             self.top_layout.setDirection(direction)
+            self.top_layout.setSpacing(UNDER_SPACING if under else BESIDE_SPACING)
             self._place_activation_title()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
