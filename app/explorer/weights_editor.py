@@ -453,6 +453,50 @@ class _ValueSlider(QSlider):
         super().changeEvent(event)
 
 
+class TensorLine(QWidget):
+    """The tensor's box, then its head's ("Head [head 1]") beside it; at the desk on a panel too
+    narrow for both (150 % on 1024 px: side by side they held the right-hand column 68 px wider
+    than the window had room for) the head's goes on a line of its own under the tensor's, so
+    neither box is squeezed below its text. Presenting, the line stays one (its word "Head" steps
+    aside there instead, and the presentation's panels are placed by that width)."""
+
+    def __init__(self, tensor_combo: QComboBox, head_label: QLabel, head_selector: QComboBox):
+        super().__init__()
+        self.tensor_combo, self.head_selector = tensor_combo, head_selector
+        line = self.line = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(tensor_combo, 1)
+        heads = self.heads = QHBoxLayout()
+        heads.addWidget(head_label)
+        heads.addWidget(head_selector)
+        line.addLayout(heads)
+
+    def _may_stack(self) -> bool:
+        return not appearance().presenting and self.head_selector.isVisibleTo(self)
+
+    def fit(self) -> None:
+        """The head's box beside the tensor's where both fit the width, else under it."""
+        if not self.isVisible():
+            return          # (a combo box keeps the first least size it is asked for: not before its font)
+        beside = self.tensor_combo.minimumSizeHint().width() + max(self.line.spacing(), 0) + self.heads.minimumSize().width()
+        stack = self._may_stack() and self.width() < beside
+        direction = QBoxLayout.Direction.TopToBottom if stack else QBoxLayout.Direction.LeftToRight
+        if self.line.direction() != direction:
+            self.line.setDirection(direction)
+            # under the tensor's, the head's box as wide as its text, at the left
+            self.line.setAlignment(self.heads, Qt.AlignmentFlag.AlignLeft if stack else Qt.AlignmentFlag(0))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        least = super().minimumSizeHint()
+        if not self._may_stack():
+            return least
+        return QSize(max(self.tensor_combo.minimumSizeHint().width(), self.heads.minimumSize().width()), least.height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.fit()
+
+
 class WeightEditor(QWidget):
     """Side panel: choose a tensor, edit its cells, drag the selected one, paste, fill, import.
 
@@ -504,14 +548,7 @@ class WeightEditor(QWidget):
         self.zero_button, self.identity_button = self.tensor_actions.zero_button, self.tensor_actions.identity_button
         self.random_button, self.seed_spin = self.tensor_actions.random_button, self.tensor_actions.seed_spin
 
-        # The tensor, then its head beside it; at the desk on a narrow panel the head goes on a line
-        # of its own under the tensor (fit_top_row): neither box is squeezed below its text.
-        top = self.top_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
-        top.addWidget(self.tensor_combo, 1)
-        heads = self.head_row = QHBoxLayout()
-        heads.addWidget(self.head_label)
-        heads.addWidget(self.head_selector)
-        top.addLayout(heads)
+        self.tensor_line = TensorLine(self.tensor_combo, self.head_label, self.head_selector)
         numbers = QHBoxLayout()
         numbers.setSpacing(4)
         numbers.addWidget(self.table, 1)
@@ -519,7 +556,7 @@ class WeightEditor(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)   # the dock around the panel gives the margin
-        layout.addLayout(top)
+        layout.addWidget(self.tensor_line)
         layout.addLayout(numbers, 1)
         layout.addWidget(self.cell_controls)
         layout.addWidget(self.tensor_actions)
@@ -593,7 +630,7 @@ class WeightEditor(QWidget):
             if self.head_selector.isVisibleTo(self) != per_head:
                 self.head_label.setVisible(per_head)
                 self.head_selector.setVisible(per_head)
-                self.fit_top_row()
+                self.tensor_line.fit()
             if per_head:
                 heads = session.tensor(name).shape[0]
                 with QSignalBlocker(self.head_selector):
@@ -698,46 +735,7 @@ class WeightEditor(QWidget):
         "head 1", and the tensor's line without the word is some 50 px narrower, so a shelf of
         this panel beside the plots leaves the inspector the width for every column of its table."""
         self.head_label.setText("" if appearance().presenting else self.tr("Head"))
-        self.fit_top_row()
-
-    # --- the tensor's line, short of width ------------------------------------------------
-    def _top_row_beside(self) -> int:
-        """The least width of the tensor's box and its head's side by side."""
-        spacing = max(self.top_row.spacing(), 0)
-        return self.tensor_combo.minimumSizeHint().width() + spacing + self.head_row.minimumSize().width()
-
-    def _may_stack_top_row(self) -> bool:
-        """At the desk, with a head to pick (presenting, the line stays one: its word "Head" steps
-        aside there instead, and the presentation's panels are placed by that width)."""
-        return not appearance().presenting and self.head_selector.isVisibleTo(self)
-
-    def fit_top_row(self) -> None:
-        """The head's picker beside the tensor's where both fit the width, else under it."""
-        if not self.isVisible():
-            return          # (a combo box keeps the first least size it is asked for: not before its font)
-        stack = self._may_stack_top_row() and self.width() < self._top_row_beside()
-        direction = QBoxLayout.Direction.TopToBottom if stack else QBoxLayout.Direction.LeftToRight
-        if self.top_row.direction() != direction:
-            self.top_row.setDirection(direction)
-            # under the tensor, the head's picker as wide as its text, at the left
-            self.top_row.setAlignment(self.head_row, Qt.AlignmentFlag.AlignLeft if stack else Qt.AlignmentFlag(0))
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        least = super().minimumSizeHint()
-        if not self._may_stack_top_row():
-            return least
-        layout = self.layout()
-        # every line's least width, the tensor's line as two (150 % on 1024 px: the tensor's box and
-        # "Head [head 1]" beside it held the right-hand column 68 px wider than the window had room for)
-        widths = [self.tensor_combo.minimumSizeHint().width(), self.head_row.minimumSize().width()]
-        widths += [layout.itemAt(i).minimumSize().width() for i in range(layout.count())
-                   if layout.itemAt(i).layout() is not self.top_row]
-        margins = layout.contentsMargins()
-        return QSize(max(widths) + margins.left() + margins.right(), least.height())
-
-    def resizeEvent(self, event) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self.fit_top_row()
+        self.tensor_line.fit()
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)
