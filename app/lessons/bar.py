@@ -24,7 +24,7 @@ from app.widgets.inert import escaped
 from app.widgets.steady_label import ShapeHints
 from core.formats.lesson import Text, list_lessons
 
-LEAST_CHARACTERS = 9          # the lesson's and the step's boxes narrow to this many characters, no less
+LESSON_LEAST_CHARACTERS = 8   # the lesson's box narrows to this many characters (the title bar names the lesson)
 
 
 class LessonBar(QWidget):
@@ -40,8 +40,9 @@ class LessonBar(QWidget):
         self.picker.setObjectName("lessonPicker")
         self.picker.setMinimumContentsLength(18)
         # At 150 % on 1024 px the two boxes' 18 and 16 characters, the step buttons and the
-        # toolbar made the window 1,116–1,142 px wide: short of room, both narrow to 9 characters.
-        self.picker.set_least_contents_length(LEAST_CHARACTERS)
+        # toolbar made the window 1,116–1,142 px wide: short of room, the lesson's box narrows to 8
+        # characters (the window's title names the lesson; the step's box keeps its 16).
+        self.picker.set_least_contents_length(LESSON_LEAST_CHARACTERS)
         self.picker.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.picker.addItem("", None)                   # "Free exploration", in retranslate()
         self._titles: list[Text] = []                    # the lessons' titles, item 1 onwards
@@ -53,7 +54,6 @@ class LessonBar(QWidget):
         self.steps.setObjectName("lessonStepCombo")
         self.steps.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.steps.setMinimumContentsLength(16)
-        self.steps.set_least_contents_length(LEAST_CHARACTERS)
         self.steps.activated.connect(controller.go)
         self.counter = QLabel()
         self.counter.setObjectName("lessonCounter")
