@@ -80,9 +80,10 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(_boxed(self.tr("Checks"), self.invariants, "invariantsBox"))
         right_layout.addWidget(_boxed(self.tr("Weights and inputs"), self.weight_editor, "weightsBox"), 1)
         # The column scrolls up and down when the window is too short for its panels (150 % on
-        # 800 px) rather than crushing them; it never scrolls sideways.
+        # 800 px) rather than crushing them; it never scrolls sideways. At least 340 px at the desk,
+        # or what its panels need (their own least width, the block options' names above their fields).
         right_column = ColumnScroll(right, "rightColumnScroll")
-        right_column.setMinimumWidth(340)
+        right_column.set_least_width(340)
         # The work area: the explorer's block view, or a lesson's own lab panel in its place.
         self.work = QStackedWidget()
         self.work.setObjectName("workArea")

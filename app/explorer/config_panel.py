@@ -95,25 +95,28 @@ class ConfigPanel(QWidget):
         self.eps.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
         self.eps.setMaximumWidth(self.eps.fontMetrics().horizontalAdvance("1.2345678e−05") + 12)
         self.placement_label = QLabel()
+        norm_fields = self.norm_fields = QWidget()          # the norm's box, ε and its field: one line
+        norm_row = QHBoxLayout(norm_fields)
+        norm_row.setContentsMargins(0, 0, 0, 0)
+        norm_row.setSpacing(6)
+        norm_row.addWidget(self.norm, 1)
+        norm_row.addWidget(eps_label)
+        norm_row.addWidget(self.eps)
         grid = QGridLayout(self)
         grid.setContentsMargins(4, 2, 4, 2)
         grid.setVerticalSpacing(3)
         grid.setHorizontalSpacing(6)
         self.switches, self.sizes = switches, sizes
-        grid.addWidget(switches, 0, 0, 1, 4)
-        for row, (label, widgets) in enumerate(((self.activation_label, (self.activation,)),
-                                                (self.norm_label, (self.norm, eps_label, self.eps)),
-                                                (self.placement_label, (self.placement,)),
-                                                (self.mask_label, (self.mask,))), start=1):
-            grid.addWidget(label, row, 0)
-            if len(widgets) == 1:
-                grid.addWidget(widgets[0], row, 1, 1, 3)
-            else:
-                for column, widget in enumerate(widgets, start=1):
-                    grid.addWidget(widget, row, column)
-        grid.addWidget(sizes, 5, 0, 1, 4)        # the symbols name them: no label, the whole line
+        grid.addWidget(switches, 0, 0, 1, 2)
+        # Each row's name and its fields (two grid rows each: the fields go under the name on a
+        # narrow panel, see _place_names; an empty grid row takes no room).
+        self._rows = ((self.activation_label, self.activation), (self.norm_label, norm_fields),
+                      (self.placement_label, self.placement), (self.mask_label, self.mask))
+        self._names_above: bool | None = None
+        self._place_names(False)
+        grid.addWidget(sizes, 1 + 2 * len(self._rows), 0, 1, 2)   # the symbols name them: no label, the whole line
         grid.setColumnStretch(1, 1)
-        grid.setRowStretch(6, 1)                 # a taller box keeps its options together at the top
+        grid.setRowStretch(2 + 2 * len(self._rows), 1)   # a taller box keeps its options together at the top
         self._fit_sizes()
         session.changed.connect(lambda change: change & Change.TRACE and self.refresh())
         appearance().changed.connect(self._presenting_changed)
@@ -124,19 +127,23 @@ class ConfigPanel(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.LanguageChange:
             self.retranslate()
-            self._step_aside()
+            self._arrange()
         elif event.type() == QEvent.FontChange:
             self._fit_sizes()
-            self._step_aside()
+            self._arrange()
 
-    # --- presenting, short of width ---------------------------------------------------------
-    # The rows' names (Activation, Norm, Placement, Mask) step aside while the panel is narrower
-    # than they and the widest option need on a projector (150 % on 1024 px: beside the plots and
-    # the inspector, the window grew 30–41 px for them); the options name themselves (ReLU,
-    # LayerNorm, post-norm (after the sum), full (every token sees all)). At the desk, and
-    # wherever the width is enough, the names are shown. At 100 % the window has the width for
-    # them (1024 px and up): nothing steps aside there; nor on the shelf beside the plots, whose
-    # share is made from its least width (app/presentation_panels.py: `hold_width`).
+    # --- short of width -----------------------------------------------------------------------
+    # The rows' names (Activation, Norm, Placement, Mask) stand beside their fields wherever the
+    # panel has the width for a name and the widest option. Short of it:
+    # - at the desk, each name goes above its field (150 % on 1024 px: beside them, the names
+    #   and "full (every token sees all)" made the window 1,116 px wide, and the column, held
+    #   narrower, cut them to "Activatior", "Placemen" and the norm's box to "LayerN");
+    # - presenting, the names step aside while the panel is narrower than they and the widest
+    #   option need on a projector (150 % on 1024 px: beside the plots and the inspector, the
+    #   window grew 30–41 px for them); the options name themselves (ReLU, LayerNorm, post-norm
+    #   (after the sum), full (every token sees all)). At 100 % the window has the width for them
+    #   (1024 px and up): nothing steps aside there; nor on the shelf beside the plots, whose
+    #   share is made from its least width (app/presentation_panels.py: `hold_width`).
     _held = False
 
     def hold_width(self, held: bool) -> None:
@@ -150,44 +157,77 @@ class ConfigPanel(QWidget):
         return look.presenting and look.zoom > ZOOM_MIN and not self._held
 
     def _row_names(self) -> tuple[QLabel, ...]:
-        return (self.activation_label, self.norm_label, self.placement_label, self.mask_label)
+        return tuple(name for name, _fields in self._rows)
 
-    def _least_width(self, names: bool) -> int:
-        """The panel's least width with the rows' names shown (`names`) or aside."""
+    def _least_width(self, names: str) -> int:
+        """The panel's least width with the rows' names "beside" their fields, "above" them or
+        "aside" (hidden)."""
         grid = self.layout()
         spacing = grid.horizontalSpacing()
-        norm_row = sum(widget.minimumSizeHint().width() for widget in (self.norm, self.eps_label, self.eps)) + 2 * spacing
-        fields = max(self.activation.minimumSizeHint().width(), norm_row,
+        fields = max(self.activation.minimumSizeHint().width(), self.norm_fields.minimumSizeHint().width(),
                      self.placement.minimumSizeHint().width(), self.mask.minimumSizeHint().width())
-        # the names' column and its gap (which stays with the names aside: the whole-width rows
-        # of the switches and the sizes start in that column)
-        fields += spacing + (max(name.minimumSizeHint().width() for name in self._row_names()) if names else 0)
+        widest_name = max(name.minimumSizeHint().width() for name in self._row_names())
+        if names == "beside":
+            fields += spacing + widest_name
+        elif names == "aside":
+            # the names' column gap stays with the names aside: the whole-width rows of the
+            # switches and the sizes start in that column
+            fields += spacing
+        else:
+            fields = max(fields, widest_name)
         margins = grid.contentsMargins()
         return max(fields, self.switches.minimumSizeHint().width(), self.sizes.minimumSizeHint().width()) \
             + margins.left() + margins.right()
 
+    def _narrow_names(self) -> str:
+        """Where the names go on a panel short of the width beside them: "aside" presenting on a
+        projector, "above" at the desk, "beside" (they stay: the least width counts them) else."""
+        if self._may_step_aside():
+            return "aside"
+        return "beside" if appearance().presenting else "above"
+
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         least = super().minimumSizeHint()
-        return QSize(self._least_width(False), least.height()) if self._may_step_aside() else least
+        narrow = self._narrow_names()
+        return least if narrow == "beside" else QSize(self._least_width(narrow), least.height())
 
     def sizeHint(self) -> QSize:  # noqa: N802
         hint = super().sizeHint()
-        if self._may_step_aside() and not self.activation_label.isVisibleTo(self):
-            hint.setWidth(max(hint.width(), self._least_width(True)))   # the width that shows the names
+        if self._names_above or not self.activation_label.isVisibleTo(self):
+            hint.setWidth(max(hint.width(), self._least_width("beside")))   # the width that shows the names beside
         return hint
 
-    def _step_aside(self) -> None:
-        """Presenting, the rows' names aside while the width is short of them; else shown."""
-        aside = self._may_step_aside() and self.width() < self._least_width(True)
-        show_only(self._row_names(), self._row_names() if aside else (), self)
+    def _place_names(self, above: bool) -> None:
+        """Each row's name beside its fields, or above them (the fields then take the whole width)."""
+        if above == self._names_above:
+            return
+        self._names_above = above
+        grid = self.layout()
+        for position, (name, fields) in enumerate(self._rows):
+            row = 1 + 2 * position
+            grid.removeWidget(name)
+            grid.removeWidget(fields)
+            if above:
+                grid.addWidget(name, row, 0, 1, 2)
+                grid.addWidget(fields, row + 1, 0, 1, 2)
+            else:
+                grid.addWidget(name, row, 0)
+                grid.addWidget(fields, row, 1)
+
+    def _arrange(self) -> None:
+        """The rows' names beside their fields while the width is enough, else above them (at the
+        desk) or aside (presenting, short of width)."""
+        narrow = "beside" if self.width() >= self._least_width("beside") else self._narrow_names()
+        self._place_names(narrow == "above")
+        show_only(self._row_names(), self._row_names() if narrow == "aside" else (), self)
 
     def _presenting_changed(self) -> None:
         self.updateGeometry()                  # presenting or not: another least width
-        self._step_aside()
+        self._arrange()
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
-        self._step_aside()
+        self._arrange()
 
     def _fit_sizes(self) -> None:
         """Size boxes as wide as four digits and their arrows (Qt would reserve room for MAX_DIM's
@@ -376,6 +416,18 @@ class InvariantsPanel(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._place()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """At the desk, one column's least width: two columns are placed only where the width has
+        room for them (laid out two abreast while the window was built, at 150 % the checks held
+        the right-hand column at 457 px and the window 55 px wider than a 1024 px screen)."""
+        least = super().minimumSizeHint()
+        if self._columns != 2 or appearance().presenting:
+            return least
+        shown = [widget for widget in (*self.labels.values(), self.empty, self.finite_label) if widget.isVisibleTo(self)]
+        margins = self.grid.contentsMargins()
+        widest = max((widget.minimumSizeHint().width() for widget in shown), default=0)
+        return QSize(min(least.width(), widest + margins.left() + margins.right()), least.height())
 
     def found(self) -> list:
         """Every invariant core checks on this trace: the norms, the pattern, the residual sums

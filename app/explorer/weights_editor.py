@@ -453,6 +453,50 @@ class _ValueSlider(QSlider):
         super().changeEvent(event)
 
 
+class TensorLine(QWidget):
+    """The tensor's box, then its head's ("Head [head 1]") beside it; at the desk on a panel too
+    narrow for both (150 % on 1024 px: side by side they held the right-hand column 68 px wider
+    than the window had room for) the head's goes on a line of its own under the tensor's, so
+    neither box is squeezed below its text. Presenting, the line stays one (its word "Head" steps
+    aside there instead, and the presentation's panels are placed by that width)."""
+
+    def __init__(self, tensor_combo: QComboBox, head_label: QLabel, head_selector: QComboBox):
+        super().__init__()
+        self.tensor_combo, self.head_selector = tensor_combo, head_selector
+        line = self.line = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(tensor_combo, 1)
+        heads = self.heads = QHBoxLayout()
+        heads.addWidget(head_label)
+        heads.addWidget(head_selector)
+        line.addLayout(heads)
+
+    def _may_stack(self) -> bool:
+        return not appearance().presenting and self.head_selector.isVisibleTo(self)
+
+    def fit(self) -> None:
+        """The head's box beside the tensor's where both fit the width, else under it."""
+        if not self.isVisible():
+            return          # (a combo box keeps the first least size it is asked for: not before its font)
+        beside = self.tensor_combo.minimumSizeHint().width() + max(self.line.spacing(), 0) + self.heads.minimumSize().width()
+        stack = self._may_stack() and self.width() < beside
+        direction = QBoxLayout.Direction.TopToBottom if stack else QBoxLayout.Direction.LeftToRight
+        if self.line.direction() != direction:
+            self.line.setDirection(direction)
+            # under the tensor's, the head's box as wide as its text, at the left
+            self.line.setAlignment(self.heads, Qt.AlignmentFlag.AlignLeft if stack else Qt.AlignmentFlag(0))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        least = super().minimumSizeHint()
+        if not self._may_stack():
+            return least
+        return QSize(max(self.tensor_combo.minimumSizeHint().width(), self.heads.minimumSize().width()), least.height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.fit()
+
+
 class WeightEditor(QWidget):
     """Side panel: choose a tensor, edit its cells, drag the selected one, paste, fill, import.
 
@@ -504,10 +548,7 @@ class WeightEditor(QWidget):
         self.zero_button, self.identity_button = self.tensor_actions.zero_button, self.tensor_actions.identity_button
         self.random_button, self.seed_spin = self.tensor_actions.random_button, self.tensor_actions.seed_spin
 
-        top = QHBoxLayout()
-        top.addWidget(self.tensor_combo, 1)
-        top.addWidget(self.head_label)
-        top.addWidget(self.head_selector)
+        self.tensor_line = TensorLine(self.tensor_combo, self.head_label, self.head_selector)
         numbers = QHBoxLayout()
         numbers.setSpacing(4)
         numbers.addWidget(self.table, 1)
@@ -515,7 +556,7 @@ class WeightEditor(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)   # the dock around the panel gives the margin
-        layout.addLayout(top)
+        layout.addWidget(self.tensor_line)
         layout.addLayout(numbers, 1)
         layout.addWidget(self.cell_controls)
         layout.addWidget(self.tensor_actions)
@@ -586,8 +627,10 @@ class WeightEditor(QWidget):
                 with QSignalBlocker(self.tensor_combo):
                     self.tensor_combo.setCurrentIndex(self.tensor_combo.findData(name))
             per_head = ndim == 3
-            self.head_label.setVisible(per_head)
-            self.head_selector.setVisible(per_head)
+            if self.head_selector.isVisibleTo(self) != per_head:
+                self.head_label.setVisible(per_head)
+                self.head_selector.setVisible(per_head)
+                self.tensor_line.fit()
             if per_head:
                 heads = session.tensor(name).shape[0]
                 with QSignalBlocker(self.head_selector):
@@ -692,6 +735,7 @@ class WeightEditor(QWidget):
         "head 1", and the tensor's line without the word is some 50 px narrower, so a shelf of
         this panel beside the plots leaves the inspector the width for every column of its table."""
         self.head_label.setText("" if appearance().presenting else self.tr("Head"))
+        self.tensor_line.fit()
 
     def changeEvent(self, event) -> None:  # noqa: N802
         super().changeEvent(event)

@@ -10,8 +10,8 @@ together when it is shown again, so a hidden lab does no work on an edit.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtWidgets import QScrollArea, QTabWidget, QWidget
 
 from app.labs.fonts import follow_fonts
 from app.session import Change
@@ -19,6 +19,25 @@ from app.widgets.appearance import appearance
 from core.labs import get_lab
 
 NO_CHANGE = Change(0)
+
+
+class SidewaysAtTheDesk(QObject):
+    """A part's page that scrolls only up and down while presenting (a projector needs the height a
+    bar would take, and the parts are fitted to it) scrolls sideways too at the desk, where the
+    part is wider than its page: at 150 % on 1024 px, beside the right-hand column, the
+    generations' table, their preset page and the FFN formula were cut at the page's right edge
+    with no way to reach the rest."""
+
+    def __init__(self, page: QScrollArea):
+        super().__init__(page)
+        self.page = page
+        appearance().changed.connect(self.follow)
+        self.follow()
+
+    def follow(self) -> None:
+        policy = Qt.ScrollBarPolicy.ScrollBarAlwaysOff if appearance().presenting else Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        if self.page.horizontalScrollBarPolicy() != policy:
+            self.page.setHorizontalScrollBarPolicy(policy)
 
 
 class LabPanel(QWidget):
@@ -51,6 +70,8 @@ class LabPanel(QWidget):
         if name != expected:
             raise ValueError(f"lab {self.lab.id!r}: expected the part {expected!r} next, got {name!r}")
         self._part_widgets[name] = widget
+        if isinstance(page, QScrollArea) and page.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+            SidewaysAtTheDesk(page)
         self.tabs.addTab(page if page is not None else widget, "")
 
     def parts(self) -> list[str]:

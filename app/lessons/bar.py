@@ -24,6 +24,8 @@ from app.widgets.inert import escaped
 from app.widgets.steady_label import ShapeHints
 from core.formats.lesson import Text, list_lessons
 
+LESSON_LEAST_CHARACTERS = 8   # the lesson's box narrows to this many characters (the title bar names the lesson)
+
 
 class LessonBar(QWidget):
     """Above the block: lesson picker, step navigation, the live caption, a question."""
@@ -37,6 +39,10 @@ class LessonBar(QWidget):
         self.picker = ElidedComboBox()     # a long title ends in "…", whole in the tooltip and the list
         self.picker.setObjectName("lessonPicker")
         self.picker.setMinimumContentsLength(18)
+        # At 150 % on 1024 px the two boxes' 18 and 16 characters, the step buttons and the
+        # toolbar made the window 1,116–1,142 px wide: short of room, the lesson's box narrows to 8
+        # characters (the window's title names the lesson; the step's box keeps its 16).
+        self.picker.set_least_contents_length(LESSON_LEAST_CHARACTERS)
         self.picker.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.picker.addItem("", None)                   # "Free exploration", in retranslate()
         self._titles: list[Text] = []                    # the lessons' titles, item 1 onwards

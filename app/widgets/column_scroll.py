@@ -6,11 +6,12 @@ minimum size, so a column that only gets its minimum height crushes such panels 
 panels need at that width; a vertical scroll bar shows only while that is more than the column's
 height. It never scrolls sideways: the content is as wide as the column (less the scroll bar).
 
-For the splitter it sits in, the column is as wide as its content needs (its least and preferred
-widths are the content's; an explicit minimum width goes on the ColumnScroll), and as short as
-a scroll area may be. `set_scrolling(False)` makes it a plain column again (presentation mode
-arranges the panels to fit its height): the content then takes exactly the column's size, and
-the column's least height is the content's.
+For the splitter it sits in, the column is as wide as its content needs (its preferred width is
+the content's; its least width the content's and, while it scrolls, the scroll bar's, or
+`set_least_width`'s if that is more), and as short as a scroll area may be.
+`set_scrolling(False)` makes it a plain column again (presentation mode arranges the panels to
+fit its height): the content then takes exactly the column's size, and the column's least height
+is the content's.
 
 The wheel over the column scrolls it: a control in it (a combo box, a spin box, a slider, the
 weights table's nudge) takes the wheel only once the learner has clicked or tabbed into it
@@ -38,6 +39,7 @@ class ColumnScroll(QScrollArea):
         self._wheel.guard(content)
         self._scrolling = True
         self._fitting = False
+        self._least_width = 0
 
     # --- sizes for the splitter ---------------------------------------------------------------
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
@@ -47,7 +49,15 @@ class ColumnScroll(QScrollArea):
         least = content.minimumSizeHint()
         if self._scrolling:
             least.setHeight(min(least.height(), super().minimumSizeHint().height()))
+            # room for the bar beside the content (an explicit minimum width would hide what the
+            # content needs: a column held narrower squeezes its panels and cuts their texts)
+            least.setWidth(max(least.width() + self._bar_width(), self._least_width))
         return least
+
+    def set_least_width(self, width: int) -> None:
+        """While the column scrolls, it is at least `width` px wide (more if its content needs it)."""
+        self._least_width = width
+        self.updateGeometry()
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         content = self.widget()

@@ -1,7 +1,7 @@
 """A combo box that elides its current text deliberately, with the whole text in its tooltip."""
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
@@ -16,14 +16,30 @@ class ElidedComboBox(QComboBox):
     Qt cuts a current text that does not fit mid-word at the field's edge ("… and wh"). Here a
     text too long for the field ends in "…" at the field's edge, the tooltip then holds the whole
     text (and is empty while the text fits), and the popup list is wide enough for its longest
-    item, up to the screen's width, so every item can be read whole there."""
+    item, up to the screen's width, so every item can be read whole there.
+
+    `set_least_contents_length(n)`: in a row short of room the box may narrow to n characters'
+    width (Qt's minimumContentsLength stays its preferred width)."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self._least_length: int | None = None
         self.currentIndexChanged.connect(self._update_tooltip)
         self.model().dataChanged.connect(self._update_tooltip)      # setItemText (a new language)
         self.model().rowsInserted.connect(self._update_tooltip)
         self.model().rowsRemoved.connect(self._update_tooltip)
+
+    def set_least_contents_length(self, characters: int) -> None:
+        self._least_length = characters
+        self.updateGeometry()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        least = super().minimumSizeHint()
+        spare = self.minimumContentsLength() - (self._least_length or 0)
+        if self._least_length is None or spare <= 0:
+            return least
+        # Qt counts minimumContentsLength in widths of "X"
+        return QSize(max(0, least.width() - spare * QFontMetrics(self.font()).horizontalAdvance("X")), least.height())
 
     def field_width(self) -> int:
         """The width of the field the current text is drawn in."""

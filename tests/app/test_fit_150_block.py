@@ -100,11 +100,13 @@ def test_short_of_width_the_block_options_rows_names_step_aside(qtbot, projector
 
 
 def test_at_the_desk_the_block_options_keep_their_rows_names(qtbot):
-    """At the desk the rows' names never step aside and the least width counts them, as before."""
+    """At the desk the rows' names never step aside: short of width they go above their fields,
+    and the least width is theirs so placed (tests/app/test_desk_fits_at_zoom.py at 150 %)."""
     _host, panel = _options(qtbot)
     panel.resize(200, panel.height())
     settle(lambda: panel.width() == 200)
     assert panel.activation_label.isVisible() and panel.mask_label.isVisible()
+    settle(lambda: panel.activation.y() > panel.activation_label.y())     # under its name
     assert panel.minimumSizeHint().width() == panel.layout().minimumSize().width()
 
 

@@ -18,6 +18,7 @@ from core.labs import xor as lab
 from core.numbers import format_number, parenthesized
 
 ACTIVATIONS = ("relu", "gelu_tanh", "identity")       # the lab's three choices
+BESIDE_SPACING, UNDER_SPACING = 10, 4                 # px between the table's column and the box
 
 
 class SidePage(QWidget):
@@ -54,7 +55,7 @@ class XorOverview(QWidget):
         self.facts = facts
         top = QHBoxLayout(self)
         top.setContentsMargins(0, 0, 0, 0)
-        top.setSpacing(10)
+        top.setSpacing(BESIDE_SPACING)
         left = QVBoxLayout()
         left.setSpacing(2)
         self.table = XorTable()
@@ -111,16 +112,76 @@ class XorOverview(QWidget):
         self.top_layout = top
         self._linear = True                          # the table shows the line's ŷ (parts ① ②) or the FFN's
         self._glosses_stale = False
+        self._placed_beside = -1                     # the table's width when the box was last placed
         self.retranslate()
         appearance().changed.connect(self._follow_presenting)
         self._follow_presenting()
+
+    # --- short of width at the desk --------------------------------------------------------------
+    # At the desk the box beside the table goes under it where it must (the overview is narrower
+    # than the table and the box's least width side by side: at 150 % on 1024 px, with the
+    # right-hand column beside the lab, the FFN parts' table and the box made the window 1,097 px
+    # wide) and where that is shorter (squeezed beside the table, the linear parts' identity ran
+    # 700 px down). Presenting, the lab has the window's width and they stay side by side.
+    def _may_stack(self) -> bool:
+        return not appearance().presenting
+
+    def _column_height(self, item, width: int) -> int:
+        if item.hasHeightForWidth():
+            return item.heightForWidth(width)
+        return item.sizeHint().height()
+
+    def _under_is_better(self) -> bool:
+        """Whether the box goes under the table: the overview's width has no room for both side by
+        side, or they are shorter one under the other."""
+        top = self.top_layout
+        margins = top.contentsMargins()
+        width = self.width() - margins.left() - margins.right()
+        spacing = BESIDE_SPACING
+        left = top.itemAt(0)
+        left_least, side_least = left.minimumSize().width(), self.side.minimumSizeHint().width()
+        if width < left_least + spacing + side_least:
+            return True
+        # side by side, the two share the width by their stretch factors, each at least its least
+        left_stretch, side_stretch = top.stretch(0), top.stretch(1)
+        left_width = max(left_least, round((width - spacing) * left_stretch / max(1, left_stretch + side_stretch)))
+        left_width = min(left_width, width - spacing - side_least)
+        side_width = width - spacing - left_width
+        beside = max(self._column_height(left, left_width), self._column_height(self.side, side_width))
+        under = self._column_height(left, width) + UNDER_SPACING + self._column_height(self.side, width)
+        return under < beside
+
+    def _place_side(self) -> None:
+        """The box beside the table, or (at the desk, see above) under it."""
+        self._placed_beside = self.table.minimumWidth()
+        under = self._may_stack() and self.width() > 0 and self._under_is_better()
+        direction = QBoxLayout.Direction.TopToBottom if under else QBoxLayout.Direction.LeftToRight
+        if self.top_layout.direction() != direction:
+            self.top_layout.setDirection(direction)
+            self.top_layout.setSpacing(UNDER_SPACING if under else BESIDE_SPACING)
+            self._place_activation_title()
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        least = super().minimumSizeHint()
+        if not self._may_stack():
+            return least
+        margins = self.top_layout.contentsMargins()
+        widest = max(self.top_layout.itemAt(0).minimumSize().width(), self.side.minimumSizeHint().width())
+        return QSize(widest + margins.left() + margins.right(), least.height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._place_side()
 
     def _side_changed(self) -> None:
         for index in range(self.side.count()):      # the pages' sizes as asked now
             self.side.widget(index).updateGeometry()
         self.side.updateGeometry()
+        self._place_side()
 
     def _follow_presenting(self) -> None:
+        self.updateGeometry()                       # presenting or not: another least width
+        self._place_side()
         self._place_activation_title()
         self._place_columns()
         self._side_changed()
@@ -140,8 +201,10 @@ class XorOverview(QWidget):
         """Presenting with no activation, "Activation:" stands beside its box, not above it: the box
         beside the table is then the overview's tallest part (the collapsed line's formula), and at
         1024×768 with 150 % zoom the drawing below needed that line's height. (Not with GELU: its
-        long name needs the box's whole width.) Only a change re-lays out."""
-        beside = appearance().presenting and self.session.config.activation == "identity"
+        long name needs the box's whole width.) Under the table (at the desk, short of width) the
+        two stand side by side too: the box then has the overview's width. Only a change re-lays out."""
+        under = self.top_layout.direction() == QBoxLayout.Direction.TopToBottom
+        beside = under or appearance().presenting and self.session.config.activation == "identity"
         direction = QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
         if self.activation_row.direction() != direction:
             self.activation_row.setDirection(direction)
@@ -186,6 +249,8 @@ class XorOverview(QWidget):
             self.table.put(row, XorTable.N, trimmed(state.inputs[row, 1]))
             self.table.put(row, XorTable.TARGET, trimmed(state.targets[row, 0]))
         self.table.fit_width()
+        if self.table.minimumWidth() != self._placed_beside:
+            self._place_side()
 
     def select_row(self) -> None:
         row = self.session.selected_index("hook_resid_post")[0]
@@ -215,6 +280,8 @@ class XorOverview(QWidget):
         self._linear = linear
         self.table.set_header(XorTable.OUTPUT, self._output_header())
         self.table.fit_width()
+        if self.table.minimumWidth() != self._placed_beside:
+            self._place_side()                       # another table (a column more or less): placed again
         # Two MSEs can share the screen (the line's here, the block's in the status bar): say whose.
         if linear:
             error = lab.linear_mse(state.inputs, targets, self.linear.model)
