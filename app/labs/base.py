@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QScrollArea, QTabWidget, QWidget
 from app.labs.fonts import follow_fonts
 from app.session import Change
 from app.widgets.appearance import appearance
+from app.widgets.wheel_guard import guard_scroll_area
 from core.labs import get_lab
 
 NO_CHANGE = Change(0)
@@ -65,13 +66,17 @@ class LabPanel(QWidget):
     # --- parts ----------------------------------------------------------------------------
     def add_part(self, name: str, widget: QWidget, page: QWidget | None = None) -> None:
         """Add the next part as a tab: `widget` is the part, `page` what the tab holds (default
-        the widget itself, e.g. a scroll area around it)."""
+        the widget itself, e.g. a scroll area around it). In a page that is a scroll area the wheel
+        scrolls the page: a control in it takes the wheel only once the learner has clicked or tabbed
+        into it (app/widgets/wheel_guard.py), so scrolling never moves a slider."""
         expected = self.lab.parts[len(self._part_widgets)] if len(self._part_widgets) < len(self.lab.parts) else None
         if name != expected:
             raise ValueError(f"lab {self.lab.id!r}: expected the part {expected!r} next, got {name!r}")
         self._part_widgets[name] = widget
         if isinstance(page, QScrollArea) and page.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
             SidewaysAtTheDesk(page)
+        if isinstance(page, QScrollArea):
+            guard_scroll_area(page)           # the wheel scrolls the page; a control takes it only with focus
         self.tabs.addTab(page if page is not None else widget, "")
 
     def parts(self) -> list[str]:

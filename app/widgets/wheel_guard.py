@@ -16,15 +16,20 @@ makes those that took focus by the wheel (Qt::WheelFocus) take it by click and T
 (presentation mode brings the inspector in). The rule holds where the control is: a panel moved
 out of every scroll area (presentation mode puts the options beside the plots, the inspector goes
 home) has Qt's own wheel again, as the inspector always had there.
+
+`guard_scroll_area(area)` brings the same rule to any other scroll area: every lab page that
+scrolls (LabPanel.add_part), so scrolling a lab page never moves a slider. A wheel a scroll area
+cannot take (at its end) goes on to the scroll area around it, as Qt passes it on (the C4 lab's
+controls column scrolls on its own inside its page).
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt
+from PySide6.QtCore import QChildEvent, QEvent, QObject, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QAbstractSlider, QAbstractSpinBox, QApplication,
-                               QComboBox, QScrollBar, QWidget)
+                               QComboBox, QScrollArea, QScrollBar, QWidget)
 
 # Controls whose value the wheel changes. (A line edit, ε's field, takes no wheel: Qt passes it on.)
 VALUE_CONTROLS = (QComboBox, QAbstractSpinBox, QAbstractSlider)
@@ -90,10 +95,23 @@ class WheelGuard(QObject):
             return False             # moved out of the column (presentation mode): Qt's own wheel there
         if isinstance(control, QAbstractItemView) and _scroll_own(control, event):
             return True
-        viewport = area.viewport()
-        QApplication.sendEvent(viewport, _copy(event, watched.mapTo(viewport, event.position().toPoint())))
+        _scroll_out(area, watched, event)
         event.accept()                                                   # the column had it, at its end too
         return True
+
+
+def _scroll_out(area: QAbstractScrollArea, watched: QWidget, event: QWheelEvent) -> None:
+    """Scroll `area` by the turn; where it cannot go that way (at its end, or nothing to scroll),
+    the scroll area around it, and so on out, as Qt passes on a wheel a scroll area ignores (a lab
+    page's controls column that scrolls on its own inside the page that scrolls)."""
+    while area is not None:
+        viewport = area.viewport()
+        turn = _copy(event, watched.mapTo(viewport, event.position().toPoint()))
+        turn.ignore()
+        QApplication.sendEvent(viewport, turn)           # its scroll bar accepts it only if it moved
+        if turn.isAccepted():
+            return
+        area = _scroll_area_around(area)
 
 
 def _scroll_own(view: QAbstractItemView, event: QWheelEvent) -> bool:
@@ -111,3 +129,30 @@ def _copy(event: QWheelEvent, position) -> QWheelEvent:
     """The same turn of the wheel, at `position` in another widget."""
     return QWheelEvent(QPointF(position), event.globalPosition(), event.pixelDelta(), event.angleDelta(),
                        event.buttons(), event.modifiers(), event.phase(), event.inverted(), event.source())
+
+
+def guard_scroll_area(area: QScrollArea) -> WheelGuard:
+    """The column's rule in any other scroll area (a lab's page): the controls in `area`'s widget,
+    and those that come into it later, take the wheel only with focus; the wheel over them scrolls
+    the area (or, at its end, the area around it). The guard is the area's."""
+    guard = WheelGuard(area)
+    content = area.widget()
+    if content is not None:
+        guard.guard(content)
+        content.installEventFilter(_NewChildren(guard, area))
+    return guard
+
+
+class _NewChildren(QObject):
+    """Guards what comes into the area's widget later, as ColumnScroll does for its panels."""
+
+    def __init__(self, guard: WheelGuard, parent: QObject):
+        super().__init__(parent)
+        self._guard = guard
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        # one class test per event of the page (PySide gives a child event its class)
+        if event.__class__ is QChildEvent and event.type() == QEvent.Type.ChildPolished \
+                and isinstance(event.child(), QWidget):
+            self._guard.guard(event.child())
+        return False
