@@ -5,7 +5,8 @@ import functools
 
 import numpy as np
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QRegion, QStaticText, QTextLayout, QTransform
+from PySide6.QtGui import (QColor, QFontMetricsF, QPainter, QPen, QRegion, QStaticText, QTextLayout, QTextOption,
+                           QTransform)
 from PySide6.QtWidgets import QWidget
 
 from app.labs.xor.common import DIAGRAM_DECIMALS, TEXT_PT, trimmed
@@ -20,6 +21,9 @@ POSITIVE_EDGE = QColor("#b35806")
 NEGATIVE_EDGE = QColor("#542788")
 SPIN_WIDTH = 112                   # pixels at 100 %, like every length of the drawing
 PRESENTING_SPIN_WIDTH = 100        # presenting: a write-back spin fits between its neuron and Σ at 150 %
+HEADER_PT = 10                     # the column headers' points (before the zoom)
+HEADER_GAP = 8                     # pixels at 100 % between two column headers
+LEAST_WIDTH = 560                  # the drawing's least width (more when its headers need it)
 
 
 class Lengths:
@@ -28,7 +32,8 @@ class Lengths:
     taller than its page, its lower spins out of sight and the write-back spins on the nodes."""
 
     def __init__(self, presenting: bool):
-        self.top = 24 if presenting else 30            # the header captions' row
+        self.top = 24 if presenting else 30            # the header captions' row (one line; a line more each
+                                                        # when a header wraps)
         self.half = 18 if presenting else 30           # half a neuron's height (two lines of text)
         self.bias_gap = 4 if presenting else 6         # a bias spin to its neuron
         self.read_gap = 4 if presenting else 8         # between a neuron's two read spins
@@ -61,6 +66,28 @@ def _laid_out(text: str, points: float, bold: bool) -> tuple[QStaticText, float,
     line.setLineWidth(0x01000000)                  # one line, as drawText without word wrap
     layout.endLayout()
     return static, line.horizontalAdvance(), line.ascent() + line.descent()
+
+
+def _wrapped(text: str, face, metrics: QFontMetricsF, width: float) -> list[str]:
+    """`text` on as few lines as fit `width` pixels, broken where Unicode allows (between words,
+    between Chinese characters, never before "、" or "："); a word wider than `width` on its own
+    line. At a width of 0: each piece that cannot be broken."""
+    if not text or metrics.horizontalAdvance(text) <= width:
+        return [text]
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    layout = QTextLayout(text, face)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    lines = []
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        lines.append(text[line.textStart():line.textStart() + line.textLength()].strip())
+    layout.endLayout()
+    return [line for line in lines if line]
 
 
 def draw_centred(painter: QPainter, rect: QRectF, text: str, points: float, bold: bool = False) -> None:
@@ -113,6 +140,9 @@ class XorDiagram(QWidget):
         self._geometry: dict[str, QRectF] = {}
         self._frame_cache: Frame | None = None
         self._layouts = 0                  # how many times the geometry was worked out (the frame's key)
+        self._headers_laid: list[tuple[QRectF, list[tuple[QRectF, str]]]] = []
+        self._header_top = 0.0
+        self._headers_least_width = LEAST_WIDTH
         # It paints what is behind it (the window's colour) itself, so a repaint of the drawing does
         # not repaint the page and the scroll area's viewport under it first.
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
@@ -124,13 +154,13 @@ class XorDiagram(QWidget):
         width = PRESENTING_SPIN_WIDTH if appearance().presenting else SPIN_WIDTH
         for spin in self.spins.values():
             spin.setFixedWidth(appearance().pixels(width))
-        self.setMinimumSize(560, self._least_height())
         self._layout()
 
-    def _least_height(self) -> int:
+    def _least_height(self, top: float) -> int:
         """The height at which nothing overlaps: the headers, each neuron with a bias spin outside
         it and two read spins beside it, a little air between the neurons' spins. Presenting, the
-        neurons may stand closer than their read spins (those move apart, above and below them)."""
+        neurons may stand closer than their read spins (those move apart, above and below them).
+        `top` is the headers' row (taller when a header wraps onto more lines)."""
         k = appearance().scale
         n = Lengths(appearance().presenting)
         spin_h = self.spins[("b_out", (0,))].sizeHint().height()
@@ -138,9 +168,9 @@ class XorDiagram(QWidget):
         if appearance().presenting:
             neurons = 2 * n.half * k + n.between * k         # the two neurons, a little apart
             reads = 4 * spin_h + 2 * n.read_gap * k + n.between * k - 2 * outer   # the four read spins' column
-            return int(n.top * k + 2 * outer + max(neurons, reads) + 2) + 1
+            return int(top + 2 * outer + max(neurons, reads) + 2) + 1
         between = 2 * (spin_h + 4 * k) + 12 * k              # the read spins of both neurons
-        return int(30 * k + outer + between + outer + 2) + 1
+        return int(top + outer + between + outer + 2) + 1
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
@@ -154,7 +184,10 @@ class XorDiagram(QWidget):
                  "b_out": self.tr("b_out — added to the sum")}
         for (tensor, index), spin in self.spins.items():
             spin.setToolTip(names[tensor].replace("%1", ", ".join(map(str, index))))
-        self.headers = [self.tr("read p, n: W_in, b_in"), self.tr("activation"), self.tr("write back: W_out"), self.tr("sum + b_out")]
+        headers = [self.tr("read p, n: W_in, b_in"), self.tr("activation"), self.tr("write back: W_out"), self.tr("sum + b_out")]
+        if headers != self.headers:
+            self.headers = headers
+            self._layout()                 # the headers' widths: their lines, the row's height
         self.update()
 
     def refresh(self) -> None:
@@ -223,7 +256,12 @@ class XorDiagram(QWidget):
         w, h = self.width(), self.height()
         k = appearance().scale                     # every length chosen for 100 %
         n = Lengths(appearance().presenting)
-        top = n.top * k                            # below the header captions
+        # the headers first: a header wrapped onto more lines makes their row (and the top) taller
+        self._headers_laid = self.header_layout(w)
+        top = self._header_top                     # below the header captions
+        least = (max(LEAST_WIDTH, self._headers_least_width), self._least_height(top))
+        if (self.minimumWidth(), self.minimumHeight()) != least:
+            self.setMinimumSize(*least)
         usable = h - top - 8
         spin_h = self.spins[("b_out", (0,))].sizeHint().height()
         half = n.half * k                          # half a neuron's height
@@ -262,26 +300,79 @@ class XorDiagram(QWidget):
         b_out.move(int(g["sum"].center().x() - b_out.width() / 2 + 34 * k), int(g["sum"].bottom() + 14 * k))
         self.update()
 
-    def header_rects(self) -> list[QRectF]:
-        """Where the column headers are painted: each centred over its column, as wide as its
-        text where the column is narrower (at 150 % "read p, n: W_in, b_in" is wider than the
-        gap between p and the neurons, and the text was clipped at both ends), and shifted inside
-        the drawing's left and right edges."""
-        g = self._geometry
+    def _columns(self, width: float) -> list[tuple[float, float]]:
+        """The four columns the headers name (the read spins', the neurons', the write-back spins',
+        Σ and ŷ's), from left to right, for a drawing `width` wide."""
         k = appearance().scale
-        metrics = QFontMetricsF(scaled_font(10))
-        spans = [(g["p"].right(), g["neuron0"].left()), (g["neuron0"].left(), g["neuron0"].right()),
-                 (g["neuron0"].right(), g["sum"].left()), (g["sum"].left() - 30, self.width())]
-        rects = []
-        for (left, right), text in zip(spans, self.headers):
-            needed = metrics.horizontalAdvance(text) + 4
-            if needed > right - left:
-                middle = (left + right) / 2
-                left, right = middle - needed / 2, middle + needed / 2
-                shift = max(0.0, -left) - max(0.0, right - self.width())
-                left, right = left + shift, right + shift
-            rects.append(QRectF(left, 2, right - left, min(24 * k, Lengths(appearance().presenting).top * k - 4)))
-        return rects
+        p_right = width * 0.01 + 76 * k
+        neuron_w = min(210.0 * k, max(176.0 * k, width * 0.23))
+        neuron = (width * 0.45 - neuron_w / 2, width * 0.45 + neuron_w / 2)
+        sum_left = width * 0.78 - 24 * k
+        return [(p_right, neuron[0]), neuron, (neuron[1], sum_left), (sum_left - 30, width)]
+
+    def header_layout(self, width: float) -> list[tuple[QRectF, list[tuple[QRectF, str]]]]:
+        """Where the column headers are painted in a drawing `width` wide: each header's box and
+        its lines' boxes. Worked out when the geometry, the zoom or the language changes.
+
+        Each header is centred over its column where it fits; the room between the middles of
+        two neighbouring columns is where it may spread, and a header wider than its room wraps
+        onto more lines (the row grows by a line for each: self._header_top). So no header meets
+        another (at 150 % "read p, n: W_in, b_in" ran into "activation"), none is cut at the
+        drawing's edges, and the row stays above the spins and nodes. Sets _header_top and
+        _headers_least_width (the drawing's least width at which every header's widest word fits)."""
+        k = appearance().scale
+        n = Lengths(appearance().presenting)
+        face = scaled_font(HEADER_PT)
+        metrics = QFontMetricsF(face)
+        gap = HEADER_GAP * k
+        centres = [(left + right) / 2 for left, right in self._columns(width)]
+        bounds = [0.0] + [(a + b) / 2 for a, b in zip(centres, centres[1:])] + [float(width)]
+        rooms = [(bounds[i] + (gap / 2 if i > 0 else 0), bounds[i + 1] - (gap / 2 if i < len(centres) - 1 else 0))
+                 for i in range(len(centres))]
+        # a header that fits its room on one line takes what it needs of it; one that does not may
+        # also have what such a neighbour leaves of its room
+        whole = [metrics.horizontalAdvance(text) + 4 for text in self.headers]
+        fits = [size <= high - low for size, (low, high) in zip(whole, rooms)]
+        ends = [(min(max(centre - size / 2, low), high - size), min(max(centre - size / 2, low), high - size) + size)
+                for centre, size, (low, high) in zip(centres, whole, rooms)]
+        wrapped = []
+        for i, text in enumerate(self.headers):
+            low, high = rooms[i]
+            if not fits[i]:
+                low = ends[i - 1][1] + gap if i > 0 and fits[i - 1] else low
+                high = ends[i + 1][0] - gap if i < len(rooms) - 1 and fits[i + 1] else high
+            lines = _wrapped(text, face, metrics, max(high - low - 4, 0.0))
+            wrapped.append((lines, low, high))
+        widths = [max((metrics.horizontalAdvance(line) for line in lines), default=0.0) + 4 for lines, _, _ in wrapped]
+        self._headers_least_width = int(sum(max((metrics.horizontalAdvance(word) for word in _wrapped(text, face, metrics, 0)),
+                                                default=0.0) + 4 for text in self.headers)
+                                        + gap * (len(self.headers) - 1)) + 1
+        # as near its column's middle as its room allows; (narrower than its words) pushed apart
+        lefts = [min(max(centre - size / 2, low), high - size) if size <= high - low else (low + high - size) / 2
+                 for centre, size, (_, low, high) in zip(centres, widths, wrapped)]
+        for i in range(1, len(lefts)):
+            lefts[i] = max(lefts[i], lefts[i - 1] + widths[i - 1] + gap)
+        lefts[-1] = min(lefts[-1], width - widths[-1])
+        for i in range(len(lefts) - 2, -1, -1):
+            lefts[i] = min(lefts[i], lefts[i + 1] - gap - widths[i])
+        lefts[0] = max(lefts[0], 0.0)
+        pitch = metrics.lineSpacing()
+        extra = (max(len(lines) for lines, _, _ in wrapped) - 1) * pitch
+        self._header_top = n.top * k + extra
+        height = min(24 * k, n.top * k - 4) + extra       # the row: one line's, and a line more for each
+        laid = []
+        for (lines, _, _), left, size in zip(wrapped, lefts, widths):
+            rect = QRectF(left, 2, size, height)
+            if len(lines) == 1:
+                laid.append((rect, [(rect, lines[0])]))
+                continue
+            first = rect.top() + (height - len(lines) * pitch) / 2
+            laid.append((rect, [(QRectF(left, first + j * pitch, size, pitch), line) for j, line in enumerate(lines)]))
+        return laid
+
+    def header_rects(self) -> list[QRectF]:
+        """Where the column headers are painted (each a box around all its lines)."""
+        return [rect for rect, _lines in self._headers_laid]
 
     def contribution_rects(self) -> list[QRectF]:
         """Where each neuron's contribution to Σ is painted: between the two write-back spins
@@ -319,10 +410,10 @@ class XorDiagram(QWidget):
         frame = self._frame()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         # header captions over the columns
-        painter.setFont(scaled_font(10))
+        painter.setFont(scaled_font(HEADER_PT))
         painter.setPen(HEADER_INK)
         for rect, text in frame.headers:
-            draw_centred(painter, rect, text, 10)
+            draw_centred(painter, rect, text, HEADER_PT)
         # read edges (feature → spin → neuron), the bias edges, write edges (neuron → spin → Σ)
         for cell, lines in frame.edge_lines:
             painter.setPen(edge_pen(self.edges.get(cell, 0.0)))
@@ -387,7 +478,7 @@ def _around(rect: QRectF, margin: float) -> QRegion:
 
 
 class Frame:
-    """The drawing's fixed parts for one geometry: the header captions' places, every edge's
+    """The drawing's fixed parts for one geometry: the header captions' lines' places, every edge's
     segments (in the order they are painted), the nodes' boxes and their texts' boxes, and the
     region around the spins; the contributions' boxes per pair of texts."""
 
@@ -395,7 +486,7 @@ class Frame:
         self.key = key
         g = diagram._geometry
         k = appearance().scale
-        self.headers = list(zip(diagram.header_rects(), diagram.headers))
+        self.headers = [line for _rect, lines in diagram._headers_laid for line in lines]   # each line's box
         self.edge_lines: list[tuple[tuple[str, tuple[int, ...]], list[QLineF]]] = []
         geometry = {cell: spin.geometry() for cell, spin in diagram.spins.items()}
         for j in range(2):
