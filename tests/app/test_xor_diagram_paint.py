@@ -187,9 +187,11 @@ def test_a_wrapped_header_is_painted_as_drawtext_paints_each_line(qtbot, monkeyp
     diagram.refresh()
     settle()
     drawn = picture()
+    def plain(painter, rect, text, points, bold=False):
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
     with monkeypatch.context() as patch:
-        patch.setattr(drawing, "draw_centred",
-                      lambda painter, rect, text, points, bold=False: painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text))
+        patch.setattr(drawing, "draw_centred", plain)
         assert picture() == drawn
     diagram._frame_cache = None
     drawing._laid_out.cache_clear()

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+import itertools
+from typing import NamedTuple
 
 import numpy as np
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt
@@ -22,8 +24,15 @@ NEGATIVE_EDGE = QColor("#542788")
 SPIN_WIDTH = 112                   # pixels at 100 %, like every length of the drawing
 PRESENTING_SPIN_WIDTH = 100        # presenting: a write-back spin fits between its neuron and Σ at 150 %
 HEADER_PT = 10                     # the column headers' points (before the zoom)
-HEADER_GAP = 8                     # pixels at 100 % between two column headers
+HEADER_GAP = 12                    # pixels at 100 % between two column headers
 LEAST_WIDTH = 560                  # the drawing's least width (more when its headers need it)
+
+
+class HeaderLayout(NamedTuple):
+    """The column headers laid out for one geometry (see XorDiagram.header_layout)."""
+    boxes: list[tuple[QRectF, list[tuple[QRectF, str]]]]   # each header's box, and its lines' boxes and texts
+    top: float                                              # the drawing below them begins here
+    least_width: float                                      # the least width at which every word fits
 
 
 class Lengths:
@@ -90,6 +99,53 @@ def _wrapped(text: str, face, metrics: QFontMetricsF, width: float) -> list[str]
     return [line for line in lines if line]
 
 
+@functools.lru_cache(maxsize=64)
+def _widest_word(text: str, points: float) -> float:
+    """The width of the widest piece of `text` a line cannot break (in the drawing's font)."""
+    face = _font(points, False)
+    metrics = QFontMetricsF(face)
+    return max((metrics.horizontalAdvance(piece) for piece in _wrapped(text, face, metrics, 0)), default=0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def _balanced(text: str, points: float, most: int = 3) -> tuple[tuple[str, ...], ...]:
+    """`text` in the drawing's font of `points` on one line, on two, … on up to `most` lines (as
+    far as it breaks), each way as narrow as that many lines allow: wrapped at the least width
+    (found by halving) at which it takes no more lines. Made once per text and size: a window
+    being resized lays the headers out again at every step."""
+    face = _font(points, False)
+    metrics = QFontMetricsF(face)
+    ways = [[text]]
+    least = _widest_word(text, points)
+    for count in range(2, most + 1):
+        low, high = least, metrics.horizontalAdvance(text)
+        if len(_wrapped(text, face, metrics, low)) <= count:
+            high = low
+        for _ in range(12):                    # at `high` it takes no more than `count` lines
+            if high - low < 0.5:
+                break
+            middle = (low + high) / 2
+            low, high = (low, middle) if len(_wrapped(text, face, metrics, middle)) <= count else (middle, high)
+        lines = _wrapped(text, face, metrics, high)
+        if lines == ways[-1]:
+            break
+        ways.append(lines)
+    return tuple(tuple(way) for way in ways)
+
+
+def _apart(lefts: list[float], widths: list[float], width: float, gap: float) -> list[float]:
+    """Boxes (their left ends and widths, from left to right) moved apart where they are nearer
+    than `gap`: to the right, and back to the left where that takes the last past `width`."""
+    lefts = list(lefts)
+    for i in range(1, len(lefts)):
+        lefts[i] = max(lefts[i], lefts[i - 1] + widths[i - 1] + gap)
+    lefts[-1] = min(lefts[-1], width - widths[-1])
+    for i in range(len(lefts) - 2, -1, -1):
+        lefts[i] = min(lefts[i], lefts[i + 1] - gap - widths[i])
+    lefts[0] = max(lefts[0], 0.0)
+    return lefts
+
+
 def draw_centred(painter: QPainter, rect: QRectF, text: str, points: float, bold: bool = False) -> None:
     """What painter.drawText(rect, Qt.AlignCenter, text) draws in scaled_font(points, bold) (the
     painter's font), from the text laid out once: centred, and clipped to `rect` if it is larger."""
@@ -140,9 +196,7 @@ class XorDiagram(QWidget):
         self._geometry: dict[str, QRectF] = {}
         self._frame_cache: Frame | None = None
         self._layouts = 0                  # how many times the geometry was worked out (the frame's key)
-        self._headers_laid: list[tuple[QRectF, list[tuple[QRectF, str]]]] = []
-        self._header_top = 0.0
-        self._headers_least_width = LEAST_WIDTH
+        self._headers_laid = HeaderLayout([], 0.0, LEAST_WIDTH)
         # It paints what is behind it (the window's colour) itself, so a repaint of the drawing does
         # not repaint the page and the scroll area's viewport under it first.
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
@@ -184,7 +238,8 @@ class XorDiagram(QWidget):
                  "b_out": self.tr("b_out — added to the sum")}
         for (tensor, index), spin in self.spins.items():
             spin.setToolTip(names[tensor].replace("%1", ", ".join(map(str, index))))
-        headers = [self.tr("read p, n: W_in, b_in"), self.tr("activation"), self.tr("write back: W_out"), self.tr("sum + b_out")]
+        headers = [self.tr("read p, n: W_in, b_in"), self.tr("activation"), self.tr("write back: W_out"),
+                   self.tr("sum + b_out")]
         if headers != self.headers:
             self.headers = headers
             self._layout()                 # the headers' widths: their lines, the row's height
@@ -256,10 +311,15 @@ class XorDiagram(QWidget):
         w, h = self.width(), self.height()
         k = appearance().scale                     # every length chosen for 100 %
         n = Lengths(appearance().presenting)
-        # the headers first: a header wrapped onto more lines makes their row (and the top) taller
-        self._headers_laid = self.header_layout(w)
-        top = self._header_top                     # below the header captions
-        least = (max(LEAST_WIDTH, self._headers_least_width), self._least_height(top))
+        # across first: the columns the headers name, and the headers over them (a header wrapped
+        # onto more lines makes their row, and the top, taller)
+        neuron_w = min(210.0 * k, max(176.0 * k, w * 0.23))
+        p_left, neuron_left, sum_left = w * 0.01, w * 0.45 - neuron_w / 2, w * 0.78 - 24 * k
+        columns = [(p_left + 76 * k, neuron_left), (neuron_left, neuron_left + neuron_w),
+                   (neuron_left + neuron_w, sum_left), (sum_left - 30, w)]
+        self._headers_laid = self.header_layout(w, columns)
+        top = self._headers_laid.top               # below the header captions
+        least = (max(LEAST_WIDTH, int(self._headers_laid.least_width) + 1), self._least_height(top))
         if (self.minimumWidth(), self.minimumHeight()) != least:
             self.setMinimumSize(*least)
         usable = h - top - 8
@@ -275,12 +335,11 @@ class XorDiagram(QWidget):
         apart = max(neuron_y[1] - neuron_y[0], 2 * pitch + n.between * k - n.read_gap * k)
         read_y = [middle - apart / 2, middle + apart / 2]
         g: dict[str, QRectF] = {}
-        g["p"] = QRectF(w * 0.01, neuron_y[0] - 20 * k, 76 * k, 40 * k)
-        g["n"] = QRectF(w * 0.01, neuron_y[1] - 20 * k, 76 * k, 40 * k)
-        neuron_w = min(210.0 * k, max(176.0 * k, w * 0.23))
+        g["p"] = QRectF(p_left, neuron_y[0] - 20 * k, 76 * k, 40 * k)
+        g["n"] = QRectF(p_left, neuron_y[1] - 20 * k, 76 * k, 40 * k)
         for j in range(2):
-            g[f"neuron{j}"] = QRectF(w * 0.45 - neuron_w / 2, neuron_y[j] - half, neuron_w, 2 * half)
-        g["sum"] = QRectF(w * 0.78 - 24 * k, (neuron_y[0] + neuron_y[1]) / 2 - 24 * k, 48 * k, 48 * k)
+            g[f"neuron{j}"] = QRectF(neuron_left, neuron_y[j] - half, neuron_w, 2 * half)
+        g["sum"] = QRectF(sum_left, (neuron_y[0] + neuron_y[1]) / 2 - 24 * k, 48 * k, 48 * k)
         g["out"] = QRectF(w - 108 * k, g["sum"].center().y() - 30 * k, 104 * k, 60 * k)
         self._geometry = g
         self._layouts += 1
@@ -300,79 +359,76 @@ class XorDiagram(QWidget):
         b_out.move(int(g["sum"].center().x() - b_out.width() / 2 + 34 * k), int(g["sum"].bottom() + 14 * k))
         self.update()
 
-    def _columns(self, width: float) -> list[tuple[float, float]]:
-        """The four columns the headers name (the read spins', the neurons', the write-back spins',
-        Σ and ŷ's), from left to right, for a drawing `width` wide."""
-        k = appearance().scale
-        p_right = width * 0.01 + 76 * k
-        neuron_w = min(210.0 * k, max(176.0 * k, width * 0.23))
-        neuron = (width * 0.45 - neuron_w / 2, width * 0.45 + neuron_w / 2)
-        sum_left = width * 0.78 - 24 * k
-        return [(p_right, neuron[0]), neuron, (neuron[1], sum_left), (sum_left - 30, width)]
+    def header_layout(self, width: float, columns: list[tuple[float, float]]) -> HeaderLayout:
+        """Where the column headers are painted in a drawing `width` wide over its four `columns`
+        (the read spins', the neurons', the write-back spins', Σ and ŷ's: their left and right
+        ends): each header's box and its lines' boxes. Worked out when the geometry, the zoom or
+        the language changes, not on an edit.
 
-    def header_layout(self, width: float) -> list[tuple[QRectF, list[tuple[QRectF, str]]]]:
-        """Where the column headers are painted in a drawing `width` wide: each header's box and
-        its lines' boxes. Worked out when the geometry, the zoom or the language changes.
-
-        Each header is centred over its column where it fits; the room between the middles of
-        two neighbouring columns is where it may spread, and a header wider than its room wraps
-        onto more lines (the row grows by a line for each: self._header_top). So no header meets
-        another (at 150 % "read p, n: W_in, b_in" ran into "activation"), none is cut at the
-        drawing's edges, and the row stays above the spins and nodes. Sets _header_top and
-        _headers_least_width (the drawing's least width at which every header's widest word fits)."""
+        Each header is centred over its column; where two come nearer than a gap they move apart,
+        inside the drawing, as long as each stays over its column's middle. Where on one line
+        they cannot, some wrap onto two lines (or three), each as narrow as that many lines go:
+        the fewest lines in the row that let them stand apart, then the fewest in all. The row,
+        and the top of the drawing below it, grow by a line for each line more. So no header
+        meets another (at 150 % "read p, n: W_in, b_in" ran into "activation"), none is cut at
+        the drawing's edges, and the row stays above the spins and nodes."""
         k = appearance().scale
         n = Lengths(appearance().presenting)
         face = scaled_font(HEADER_PT)
         metrics = QFontMetricsF(face)
         gap = HEADER_GAP * k
-        centres = [(left + right) / 2 for left, right in self._columns(width)]
-        bounds = [0.0] + [(a + b) / 2 for a, b in zip(centres, centres[1:])] + [float(width)]
-        rooms = [(bounds[i] + (gap / 2 if i > 0 else 0), bounds[i + 1] - (gap / 2 if i < len(centres) - 1 else 0))
-                 for i in range(len(centres))]
-        # a header that fits its room on one line takes what it needs of it; one that does not may
-        # also have what such a neighbour leaves of its room
-        whole = [metrics.horizontalAdvance(text) + 4 for text in self.headers]
-        fits = [size <= high - low for size, (low, high) in zip(whole, rooms)]
-        ends = [(min(max(centre - size / 2, low), high - size), min(max(centre - size / 2, low), high - size) + size)
-                for centre, size, (low, high) in zip(centres, whole, rooms)]
-        wrapped = []
-        for i, text in enumerate(self.headers):
-            low, high = rooms[i]
-            if not fits[i]:
-                low = ends[i - 1][1] + gap if i > 0 and fits[i - 1] else low
-                high = ends[i + 1][0] - gap if i < len(rooms) - 1 and fits[i + 1] else high
-            lines = _wrapped(text, face, metrics, max(high - low - 4, 0.0))
-            wrapped.append((lines, low, high))
-        widths = [max((metrics.horizontalAdvance(line) for line in lines), default=0.0) + 4 for lines, _, _ in wrapped]
-        self._headers_least_width = int(sum(max((metrics.horizontalAdvance(word) for word in _wrapped(text, face, metrics, 0)),
-                                                default=0.0) + 4 for text in self.headers)
-                                        + gap * (len(self.headers) - 1)) + 1
-        # as near its column's middle as its room allows; (narrower than its words) pushed apart
-        lefts = [min(max(centre - size / 2, low), high - size) if size <= high - low else (low + high - size) / 2
-                 for centre, size, (_, low, high) in zip(centres, widths, wrapped)]
-        for i in range(1, len(lefts)):
-            lefts[i] = max(lefts[i], lefts[i - 1] + widths[i - 1] + gap)
-        lefts[-1] = min(lefts[-1], width - widths[-1])
-        for i in range(len(lefts) - 2, -1, -1):
-            lefts[i] = min(lefts[i], lefts[i + 1] - gap - widths[i])
-        lefts[0] = max(lefts[0], 0.0)
+        centres = [(left + right) / 2 for left, right in columns]
+
+        def size(lines: list[str]) -> float:
+            return max((metrics.horizontalAdvance(line) for line in lines), default=0.0) + 4
+
+        # each header's ways: on one line, on two, on three, each as narrow as that many lines go
+        ways = [[list(way) for way in _balanced(text, appearance().points(HEADER_PT))] for text in self.headers]
+        least_width = sum(_widest_word(text, appearance().points(HEADER_PT)) + 4 for text in self.headers) \
+            + gap * (len(centres) - 1)
+
+        def placed(lines: list[list[str]], over_columns: bool) -> list[float] | None:
+            widths = [size(each) for each in lines]
+            lefts = _apart([centre - each / 2 for centre, each in zip(centres, widths)], widths, width, gap)
+            apart = all(a + each + gap <= b + 0.01 for a, each, b in zip(lefts, widths, lefts[1:]))
+            inside = lefts[0] >= 0 and lefts[-1] + widths[-1] <= width + 0.01
+            over = all(left <= centre <= left + each for left, each, centre in zip(lefts, widths, centres))
+            return lefts if apart and inside and (over or not over_columns) else None
+
+        # the fewest lines in the row (then in all) at which they stand apart, each over its column
+        choices = sorted(itertools.product(*(range(len(each)) for each in ways)), key=lambda c: (max(c), sum(c)))
+        chosen = None
+        for over_columns in (True, False):
+            for choice in choices:
+                lines = [each[way] for each, way in zip(ways, choice)]
+                lefts = placed(lines, over_columns)
+                if lefts is not None:
+                    chosen = lines, lefts
+                    break
+            if chosen:
+                break
+        if chosen is None:                            # (narrower than the drawing's least width)
+            lines = [_wrapped(text, face, metrics, 0) for text in self.headers]
+            widths = [size(each) for each in lines]
+            chosen = lines, _apart([centre - each / 2 for centre, each in zip(centres, widths)], widths, width, gap)
+        wrapped, lefts = chosen
+        widths = [size(each) for each in wrapped]
         pitch = metrics.lineSpacing()
-        extra = (max(len(lines) for lines, _, _ in wrapped) - 1) * pitch
-        self._header_top = n.top * k + extra
+        extra = (max(len(lines) for lines in wrapped) - 1) * pitch
         height = min(24 * k, n.top * k - 4) + extra       # the row: one line's, and a line more for each
         laid = []
-        for (lines, _, _), left, size in zip(wrapped, lefts, widths):
-            rect = QRectF(left, 2, size, height)
+        for lines, left, wide in zip(wrapped, lefts, widths):
+            rect = QRectF(left, 2, wide, height)
             if len(lines) == 1:
                 laid.append((rect, [(rect, lines[0])]))
                 continue
             first = rect.top() + (height - len(lines) * pitch) / 2
-            laid.append((rect, [(QRectF(left, first + j * pitch, size, pitch), line) for j, line in enumerate(lines)]))
-        return laid
+            laid.append((rect, [(QRectF(left, first + j * pitch, wide, pitch), line) for j, line in enumerate(lines)]))
+        return HeaderLayout(laid, n.top * k + extra, least_width)
 
     def header_rects(self) -> list[QRectF]:
         """Where the column headers are painted (each a box around all its lines)."""
-        return [rect for rect, _lines in self._headers_laid]
+        return [rect for rect, _lines in self._headers_laid.boxes]
 
     def contribution_rects(self) -> list[QRectF]:
         """Where each neuron's contribution to Σ is painted: between the two write-back spins
@@ -486,7 +542,7 @@ class Frame:
         self.key = key
         g = diagram._geometry
         k = appearance().scale
-        self.headers = [line for _rect, lines in diagram._headers_laid for line in lines]   # each line's box
+        self.headers = [line for _rect, lines in diagram._headers_laid.boxes for line in lines]   # each line's box
         self.edge_lines: list[tuple[tuple[str, tuple[int, ...]], list[QLineF]]] = []
         geometry = {cell: spin.geometry() for cell, spin in diagram.spins.items()}
         for j in range(2):
