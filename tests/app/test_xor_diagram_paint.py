@@ -102,3 +102,97 @@ def test_at_150_percent_on_a_projector_the_contributions_and_headers_stay_apart_
         assert shown.left() >= 0 and shown.right() <= view.width(), header
         texts.append((rect.center().x() - width / 2, rect.center().x() + width / 2))
     assert all(left_end < right_start for (_, left_end), (right_start, _) in zip(texts, texts[1:]))
+
+
+def nodes_and_spins(diagram) -> list[QRectF]:
+    """The boxes of the drawing's nodes (p, n, the neurons, Σ, ŷ) and of its nine spins."""
+    return [QRectF(rect) for rect in diagram._geometry.values()] + \
+        [QRectF(spin.geometry()) for spin in diagram.spins.values()]
+
+
+@pytest.mark.parametrize("presenting", [False, True])
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_at_150_percent_the_headers_are_whole_and_apart_at_every_width(qtbot, language, presenting):
+    """A teacher's projector: 150 % zoom, the drawing as narrow as a 1024 px window makes it (and
+    narrower, and wider). "read p, n: W_in, b_in" ran into "activation" and "write back: W_out"
+    into "sum + b_out" (each header widened around its column's middle): now every header is as
+    wide and tall as its text needs (on more lines where its column is narrow), inside the
+    drawing, apart from the others and above every node and spin box."""
+    from PySide6.QtCore import Qt
+
+    from app import i18n
+    from app.labs.xor.diagram import XorDiagram
+    i18n.install(language)
+    appearance().set_zoom(1.5)
+    appearance().set_presenting(presenting)
+    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    diagram = XorDiagram(session)
+    qtbot.addWidget(diagram)
+    diagram.refresh()
+    diagram.show()
+    qtbot.waitExposed(diagram)
+    metrics = QFontMetricsF(scaled_font(10))
+    for width in (560, 600, 640, 660, 700, 760, 820, 900, 1000, 1200):
+        for _ in range(2):                             # (the least height it allows at this width)
+            diagram.resize(width, 10)
+            settle()
+        assert diagram.width() >= width and diagram.height() == diagram.minimumHeight()
+        rects = diagram.header_rects()
+        assert len(rects) == 4
+        for i, (rect, header) in enumerate(zip(rects, diagram.headers)):
+            where = (width, header)
+            assert QRectF(diagram.rect()).contains(rect), where
+            # the text laid out in its box (wrapped where the box is narrower) fits the box
+            needs = metrics.boundingRect(QRectF(0, 0, rect.width(), 10000),
+                                         int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), header)
+            assert needs.width() <= rect.width() and needs.height() <= rect.height(), where
+            assert not [other for other in rects[i + 1:] if other.intersects(rect)], where
+            assert not [box for box in nodes_and_spins(diagram) if box.intersects(rect)], where
+        # and what is painted: each header's lines, each whole in its box, inside the header's box
+        lines = diagram._frame().headers
+        for rect, header in zip(rects, diagram.headers):
+            mine = [(box, text) for box, text in lines if rect.contains(box)]
+            assert "".join(text for _, text in mine).replace(" ", "") == header.replace(" ", ""), (width, header)
+            for box, text in mine:
+                assert box.width() >= metrics.horizontalAdvance(text), (width, text)
+                assert box.height() >= metrics.height() - 1, (width, text)
+        assert len(lines) == sum(len([1 for box, _ in lines if rect.contains(box)]) for rect in rects)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_wrapped_header_is_painted_as_drawtext_paints_each_line(qtbot, monkeypatch, language):
+    """At 150 % in a narrow drawing "write back: W_out" is on two lines: the drawing paints them
+    as drawText(rect, AlignCenter, line) does, and a paint after an edit is a fresh paint."""
+    from PySide6.QtCore import Qt
+
+    from app import i18n
+    from app.labs.xor import diagram as drawing
+    i18n.install(language)
+    appearance().set_zoom(1.5)
+    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    diagram = drawing.XorDiagram(session)
+    qtbot.addWidget(diagram)
+    diagram.refresh()
+    diagram.resize(600, 10)
+    diagram.show()
+    qtbot.waitExposed(diagram)
+    settle()
+    if language == "en":
+        assert len(diagram._frame().headers) > len(diagram.headers)          # a header on more lines
+
+    def picture():
+        return diagram.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+
+    session.set_value("W_in", (0, 0), 0.5)
+    diagram.refresh()
+    settle()
+    drawn = picture()
+    def plain(painter, rect, text, points, bold=False):
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(drawing, "draw_centred", plain)
+        assert picture() == drawn
+    diagram._frame_cache = None
+    drawing._laid_out.cache_clear()
+    assert picture() == drawn

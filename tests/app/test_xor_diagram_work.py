@@ -85,7 +85,7 @@ def test_an_edit_works_out_no_geometry_and_makes_no_pens(qtbot, monkeypatch):
         settle()
     metrics = counted_constructions(monkeypatch, "QFontMetricsF")
     pens = counted_constructions(monkeypatch, "QPen")
-    headers = count_calls(monkeypatch, drawing.XorDiagram, "header_rects")
+    headers = count_calls(monkeypatch, drawing.XorDiagram, "header_layout")
     contributions = count_calls(monkeypatch, drawing.XorDiagram, "contribution_rects")
     paints = Paints([diagram])
     for value in VALUES:

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import functools
+import itertools
+from typing import NamedTuple
 
 import numpy as np
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QRegion, QStaticText, QTextLayout, QTransform
+from PySide6.QtGui import (QColor, QFontMetricsF, QPainter, QPen, QRegion, QStaticText, QTextLayout, QTextOption,
+                           QTransform)
 from PySide6.QtWidgets import QWidget
 
 from app.labs.xor.common import DIAGRAM_DECIMALS, TEXT_PT, trimmed
@@ -20,6 +23,16 @@ POSITIVE_EDGE = QColor("#b35806")
 NEGATIVE_EDGE = QColor("#542788")
 SPIN_WIDTH = 112                   # pixels at 100 %, like every length of the drawing
 PRESENTING_SPIN_WIDTH = 100        # presenting: a write-back spin fits between its neuron and Σ at 150 %
+HEADER_PT = 10                     # the column headers' points (before the zoom)
+HEADER_GAP = 12                    # pixels at 100 % between two column headers
+LEAST_WIDTH = 560                  # the drawing's least width (more when its headers need it)
+
+
+class HeaderLayout(NamedTuple):
+    """The column headers laid out for one geometry (see XorDiagram.header_layout)."""
+    boxes: list[tuple[QRectF, list[tuple[QRectF, str]]]]   # each header's box, and its lines' boxes and texts
+    top: float                                              # the drawing below them begins here
+    least_width: float                                      # the least width at which every word fits
 
 
 class Lengths:
@@ -28,7 +41,8 @@ class Lengths:
     taller than its page, its lower spins out of sight and the write-back spins on the nodes."""
 
     def __init__(self, presenting: bool):
-        self.top = 24 if presenting else 30            # the header captions' row
+        self.top = 24 if presenting else 30            # the header captions' row (one line; a line more each
+                                                        # when a header wraps)
         self.half = 18 if presenting else 30           # half a neuron's height (two lines of text)
         self.bias_gap = 4 if presenting else 6         # a bias spin to its neuron
         self.read_gap = 4 if presenting else 8         # between a neuron's two read spins
@@ -61,6 +75,75 @@ def _laid_out(text: str, points: float, bold: bool) -> tuple[QStaticText, float,
     line.setLineWidth(0x01000000)                  # one line, as drawText without word wrap
     layout.endLayout()
     return static, line.horizontalAdvance(), line.ascent() + line.descent()
+
+
+def _wrapped(text: str, face, metrics: QFontMetricsF, width: float) -> list[str]:
+    """`text` on as few lines as fit `width` pixels, broken where Unicode allows (between words,
+    between Chinese characters, never before "、" or "："); a word wider than `width` on its own
+    line. At a width of 0: each piece that cannot be broken."""
+    if not text or metrics.horizontalAdvance(text) <= width:
+        return [text]
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    layout = QTextLayout(text, face)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    lines = []
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        lines.append(text[line.textStart():line.textStart() + line.textLength()].strip())
+    layout.endLayout()
+    return [line for line in lines if line]
+
+
+@functools.lru_cache(maxsize=64)
+def _widest_word(text: str, points: float) -> float:
+    """The width of the widest piece of `text` a line cannot break (in the drawing's font)."""
+    face = _font(points, False)
+    metrics = QFontMetricsF(face)
+    return max((metrics.horizontalAdvance(piece) for piece in _wrapped(text, face, metrics, 0)), default=0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def _balanced(text: str, points: float, most: int = 3) -> tuple[tuple[str, ...], ...]:
+    """`text` in the drawing's font of `points` on one line, on two, … on up to `most` lines (as
+    far as it breaks), each way as narrow as that many lines allow: wrapped at the least width
+    (found by halving) at which it takes no more lines. Made once per text and size: a window
+    being resized lays the headers out again at every step."""
+    face = _font(points, False)
+    metrics = QFontMetricsF(face)
+    ways = [[text]]
+    least = _widest_word(text, points)
+    for count in range(2, most + 1):
+        low, high = least, metrics.horizontalAdvance(text)
+        if len(_wrapped(text, face, metrics, low)) <= count:
+            high = low
+        for _ in range(12):                    # at `high` it takes no more than `count` lines
+            if high - low < 0.5:
+                break
+            middle = (low + high) / 2
+            low, high = (low, middle) if len(_wrapped(text, face, metrics, middle)) <= count else (middle, high)
+        lines = _wrapped(text, face, metrics, high)
+        if lines == ways[-1]:
+            break
+        ways.append(lines)
+    return tuple(tuple(way) for way in ways)
+
+
+def _apart(lefts: list[float], widths: list[float], width: float, gap: float) -> list[float]:
+    """Boxes (their left ends and widths, from left to right) moved apart where they are nearer
+    than `gap`: to the right, and back to the left where that takes the last past `width`."""
+    lefts = list(lefts)
+    for i in range(1, len(lefts)):
+        lefts[i] = max(lefts[i], lefts[i - 1] + widths[i - 1] + gap)
+    lefts[-1] = min(lefts[-1], width - widths[-1])
+    for i in range(len(lefts) - 2, -1, -1):
+        lefts[i] = min(lefts[i], lefts[i + 1] - gap - widths[i])
+    lefts[0] = max(lefts[0], 0.0)
+    return lefts
 
 
 def draw_centred(painter: QPainter, rect: QRectF, text: str, points: float, bold: bool = False) -> None:
@@ -113,6 +196,7 @@ class XorDiagram(QWidget):
         self._geometry: dict[str, QRectF] = {}
         self._frame_cache: Frame | None = None
         self._layouts = 0                  # how many times the geometry was worked out (the frame's key)
+        self._headers_laid = HeaderLayout([], 0.0, LEAST_WIDTH)
         # It paints what is behind it (the window's colour) itself, so a repaint of the drawing does
         # not repaint the page and the scroll area's viewport under it first.
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
@@ -124,13 +208,13 @@ class XorDiagram(QWidget):
         width = PRESENTING_SPIN_WIDTH if appearance().presenting else SPIN_WIDTH
         for spin in self.spins.values():
             spin.setFixedWidth(appearance().pixels(width))
-        self.setMinimumSize(560, self._least_height())
         self._layout()
 
-    def _least_height(self) -> int:
+    def _least_height(self, top: float) -> int:
         """The height at which nothing overlaps: the headers, each neuron with a bias spin outside
         it and two read spins beside it, a little air between the neurons' spins. Presenting, the
-        neurons may stand closer than their read spins (those move apart, above and below them)."""
+        neurons may stand closer than their read spins (those move apart, above and below them).
+        `top` is the headers' row (taller when a header wraps onto more lines)."""
         k = appearance().scale
         n = Lengths(appearance().presenting)
         spin_h = self.spins[("b_out", (0,))].sizeHint().height()
@@ -138,9 +222,9 @@ class XorDiagram(QWidget):
         if appearance().presenting:
             neurons = 2 * n.half * k + n.between * k         # the two neurons, a little apart
             reads = 4 * spin_h + 2 * n.read_gap * k + n.between * k - 2 * outer   # the four read spins' column
-            return int(n.top * k + 2 * outer + max(neurons, reads) + 2) + 1
+            return int(top + 2 * outer + max(neurons, reads) + 2) + 1
         between = 2 * (spin_h + 4 * k) + 12 * k              # the read spins of both neurons
-        return int(30 * k + outer + between + outer + 2) + 1
+        return int(top + outer + between + outer + 2) + 1
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
@@ -154,7 +238,11 @@ class XorDiagram(QWidget):
                  "b_out": self.tr("b_out — added to the sum")}
         for (tensor, index), spin in self.spins.items():
             spin.setToolTip(names[tensor].replace("%1", ", ".join(map(str, index))))
-        self.headers = [self.tr("read p, n: W_in, b_in"), self.tr("activation"), self.tr("write back: W_out"), self.tr("sum + b_out")]
+        headers = [self.tr("read p, n: W_in, b_in"), self.tr("activation"), self.tr("write back: W_out"),
+                   self.tr("sum + b_out")]
+        if headers != self.headers:
+            self.headers = headers
+            self._layout()                 # the headers' widths: their lines, the row's height
         self.update()
 
     def refresh(self) -> None:
@@ -223,7 +311,17 @@ class XorDiagram(QWidget):
         w, h = self.width(), self.height()
         k = appearance().scale                     # every length chosen for 100 %
         n = Lengths(appearance().presenting)
-        top = n.top * k                            # below the header captions
+        # across first: the columns the headers name, and the headers over them (a header wrapped
+        # onto more lines makes their row, and the top, taller)
+        neuron_w = min(210.0 * k, max(176.0 * k, w * 0.23))
+        p_left, neuron_left, sum_left = w * 0.01, w * 0.45 - neuron_w / 2, w * 0.78 - 24 * k
+        columns = [(p_left + 76 * k, neuron_left), (neuron_left, neuron_left + neuron_w),
+                   (neuron_left + neuron_w, sum_left), (sum_left - 30, w)]
+        self._headers_laid = self.header_layout(w, columns)
+        top = self._headers_laid.top               # below the header captions
+        least = (max(LEAST_WIDTH, int(self._headers_laid.least_width) + 1), self._least_height(top))
+        if (self.minimumWidth(), self.minimumHeight()) != least:
+            self.setMinimumSize(*least)
         usable = h - top - 8
         spin_h = self.spins[("b_out", (0,))].sizeHint().height()
         half = n.half * k                          # half a neuron's height
@@ -237,12 +335,11 @@ class XorDiagram(QWidget):
         apart = max(neuron_y[1] - neuron_y[0], 2 * pitch + n.between * k - n.read_gap * k)
         read_y = [middle - apart / 2, middle + apart / 2]
         g: dict[str, QRectF] = {}
-        g["p"] = QRectF(w * 0.01, neuron_y[0] - 20 * k, 76 * k, 40 * k)
-        g["n"] = QRectF(w * 0.01, neuron_y[1] - 20 * k, 76 * k, 40 * k)
-        neuron_w = min(210.0 * k, max(176.0 * k, w * 0.23))
+        g["p"] = QRectF(p_left, neuron_y[0] - 20 * k, 76 * k, 40 * k)
+        g["n"] = QRectF(p_left, neuron_y[1] - 20 * k, 76 * k, 40 * k)
         for j in range(2):
-            g[f"neuron{j}"] = QRectF(w * 0.45 - neuron_w / 2, neuron_y[j] - half, neuron_w, 2 * half)
-        g["sum"] = QRectF(w * 0.78 - 24 * k, (neuron_y[0] + neuron_y[1]) / 2 - 24 * k, 48 * k, 48 * k)
+            g[f"neuron{j}"] = QRectF(neuron_left, neuron_y[j] - half, neuron_w, 2 * half)
+        g["sum"] = QRectF(sum_left, (neuron_y[0] + neuron_y[1]) / 2 - 24 * k, 48 * k, 48 * k)
         g["out"] = QRectF(w - 108 * k, g["sum"].center().y() - 30 * k, 104 * k, 60 * k)
         self._geometry = g
         self._layouts += 1
@@ -262,26 +359,76 @@ class XorDiagram(QWidget):
         b_out.move(int(g["sum"].center().x() - b_out.width() / 2 + 34 * k), int(g["sum"].bottom() + 14 * k))
         self.update()
 
-    def header_rects(self) -> list[QRectF]:
-        """Where the column headers are painted: each centred over its column, as wide as its
-        text where the column is narrower (at 150 % "read p, n: W_in, b_in" is wider than the
-        gap between p and the neurons, and the text was clipped at both ends), and shifted inside
-        the drawing's left and right edges."""
-        g = self._geometry
+    def header_layout(self, width: float, columns: list[tuple[float, float]]) -> HeaderLayout:
+        """Where the column headers are painted in a drawing `width` wide over its four `columns`
+        (the read spins', the neurons', the write-back spins', Σ and ŷ's: their left and right
+        ends): each header's box and its lines' boxes. Worked out when the geometry, the zoom or
+        the language changes, not on an edit.
+
+        Each header is centred over its column; where two come nearer than a gap they move apart,
+        inside the drawing, as long as each stays over its column's middle. Where on one line
+        they cannot, some wrap onto two lines (or three), each as narrow as that many lines go:
+        the fewest lines in the row that let them stand apart, then the fewest in all. The row,
+        and the top of the drawing below it, grow by a line for each line more. So no header
+        meets another (at 150 % "read p, n: W_in, b_in" ran into "activation"), none is cut at
+        the drawing's edges, and the row stays above the spins and nodes."""
         k = appearance().scale
-        metrics = QFontMetricsF(scaled_font(10))
-        spans = [(g["p"].right(), g["neuron0"].left()), (g["neuron0"].left(), g["neuron0"].right()),
-                 (g["neuron0"].right(), g["sum"].left()), (g["sum"].left() - 30, self.width())]
-        rects = []
-        for (left, right), text in zip(spans, self.headers):
-            needed = metrics.horizontalAdvance(text) + 4
-            if needed > right - left:
-                middle = (left + right) / 2
-                left, right = middle - needed / 2, middle + needed / 2
-                shift = max(0.0, -left) - max(0.0, right - self.width())
-                left, right = left + shift, right + shift
-            rects.append(QRectF(left, 2, right - left, min(24 * k, Lengths(appearance().presenting).top * k - 4)))
-        return rects
+        n = Lengths(appearance().presenting)
+        face = scaled_font(HEADER_PT)
+        metrics = QFontMetricsF(face)
+        gap = HEADER_GAP * k
+        centres = [(left + right) / 2 for left, right in columns]
+
+        def size(lines: list[str]) -> float:
+            return max((metrics.horizontalAdvance(line) for line in lines), default=0.0) + 4
+
+        # each header's ways: on one line, on two, on three, each as narrow as that many lines go
+        ways = [[list(way) for way in _balanced(text, appearance().points(HEADER_PT))] for text in self.headers]
+        least_width = sum(_widest_word(text, appearance().points(HEADER_PT)) + 4 for text in self.headers) \
+            + gap * (len(centres) - 1)
+
+        def placed(lines: list[list[str]], over_columns: bool) -> list[float] | None:
+            widths = [size(each) for each in lines]
+            lefts = _apart([centre - each / 2 for centre, each in zip(centres, widths)], widths, width, gap)
+            apart = all(a + each + gap <= b + 0.01 for a, each, b in zip(lefts, widths, lefts[1:]))
+            inside = lefts[0] >= 0 and lefts[-1] + widths[-1] <= width + 0.01
+            over = all(left <= centre <= left + each for left, each, centre in zip(lefts, widths, centres))
+            return lefts if apart and inside and (over or not over_columns) else None
+
+        # the fewest lines in the row (then in all) at which they stand apart, each over its column
+        choices = sorted(itertools.product(*(range(len(each)) for each in ways)), key=lambda c: (max(c), sum(c)))
+        chosen = None
+        for over_columns in (True, False):
+            for choice in choices:
+                lines = [each[way] for each, way in zip(ways, choice)]
+                lefts = placed(lines, over_columns)
+                if lefts is not None:
+                    chosen = lines, lefts
+                    break
+            if chosen:
+                break
+        if chosen is None:                            # (narrower than the drawing's least width)
+            lines = [_wrapped(text, face, metrics, 0) for text in self.headers]
+            widths = [size(each) for each in lines]
+            chosen = lines, _apart([centre - each / 2 for centre, each in zip(centres, widths)], widths, width, gap)
+        wrapped, lefts = chosen
+        widths = [size(each) for each in wrapped]
+        pitch = metrics.lineSpacing()
+        extra = (max(len(lines) for lines in wrapped) - 1) * pitch
+        height = min(24 * k, n.top * k - 4) + extra       # the row: one line's, and a line more for each
+        laid = []
+        for lines, left, wide in zip(wrapped, lefts, widths):
+            rect = QRectF(left, 2, wide, height)
+            if len(lines) == 1:
+                laid.append((rect, [(rect, lines[0])]))
+                continue
+            first = rect.top() + (height - len(lines) * pitch) / 2
+            laid.append((rect, [(QRectF(left, first + j * pitch, wide, pitch), line) for j, line in enumerate(lines)]))
+        return HeaderLayout(laid, n.top * k + extra, least_width)
+
+    def header_rects(self) -> list[QRectF]:
+        """Where the column headers are painted (each a box around all its lines)."""
+        return [rect for rect, _lines in self._headers_laid.boxes]
 
     def contribution_rects(self) -> list[QRectF]:
         """Where each neuron's contribution to Σ is painted: between the two write-back spins
@@ -319,10 +466,10 @@ class XorDiagram(QWidget):
         frame = self._frame()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         # header captions over the columns
-        painter.setFont(scaled_font(10))
+        painter.setFont(scaled_font(HEADER_PT))
         painter.setPen(HEADER_INK)
         for rect, text in frame.headers:
-            draw_centred(painter, rect, text, 10)
+            draw_centred(painter, rect, text, HEADER_PT)
         # read edges (feature → spin → neuron), the bias edges, write edges (neuron → spin → Σ)
         for cell, lines in frame.edge_lines:
             painter.setPen(edge_pen(self.edges.get(cell, 0.0)))
@@ -387,7 +534,7 @@ def _around(rect: QRectF, margin: float) -> QRegion:
 
 
 class Frame:
-    """The drawing's fixed parts for one geometry: the header captions' places, every edge's
+    """The drawing's fixed parts for one geometry: the header captions' lines' places, every edge's
     segments (in the order they are painted), the nodes' boxes and their texts' boxes, and the
     region around the spins; the contributions' boxes per pair of texts."""
 
@@ -395,7 +542,7 @@ class Frame:
         self.key = key
         g = diagram._geometry
         k = appearance().scale
-        self.headers = list(zip(diagram.header_rects(), diagram.headers))
+        self.headers = [line for _rect, lines in diagram._headers_laid.boxes for line in lines]   # each line's box
         self.edge_lines: list[tuple[tuple[str, tuple[int, ...]], list[QLineF]]] = []
         geometry = {cell: spin.geometry() for cell, spin in diagram.spins.items()}
         for j in range(2):
