@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetricsF, QTextDocument
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.explorer.plots.look import LABEL_NUDGE, advance, line_height
@@ -180,13 +181,18 @@ class FfnWidthPart(Part):
         self.plot.setXRange(*x_range, padding=0)
         self.plot.setYRange(*y_range, padding=0)
         room = 2 * self.plot.getAxis("left").label.document().documentMargin()
-        self._set_title("bottom", next((t for t in x_titles if advance(title_font, t) + room <= width), x_titles[-1]))
+        x_title = next((t for t in x_titles if advance(title_font, t) + room <= width), x_titles[-1])
+        self._set_title("bottom", x_title)
         self._set_title("left", next((t for t in y_titles if advance(title_font, t) + room <= height), y_titles[-1]))
-        # the d_ff axis as tall as its tick numbers and its name (as look.fit_axis_height sizes the
-        # explorer's): pyqtgraph keeps 80 % of each, and the name touched the numbers
+        # the d_ff axis as tall as its tick numbers and its name's box (as look.fit_axis_height sizes
+        # the explorer's): pyqtgraph keeps 80 % of each, and the name touched the numbers
         bottom = self.plot.getAxis("bottom")
-        ticks_height = max(0, bottom.style["tickLength"]) + bottom.style["tickTextOffset"][1] + line_height(tick_font)
-        axis_height = int(ticks_height + line_height(title_font) + room - LABEL_NUDGE + 2 + 0.999)
+        name = QTextDocument()                           # the name's box as pyqtgraph lays it out
+        name.setDefaultFont(title_font)
+        name.setPlainText(x_title)
+        ticks_height = max(0, bottom.style["tickLength"]) + bottom.style["tickTextOffset"][1] \
+            + QFontMetricsF(tick_font).height()          # (digits: no Chinese line height)
+        axis_height = int(ticks_height + name.size().height() - LABEL_NUDGE + 2 + 0.999)
         if bottom.height() != axis_height or bottom.fixedHeight != axis_height:
             bottom.setHeight(axis_height)
 
