@@ -161,14 +161,12 @@ def test_the_width_plots_point_labels_lie_off_the_line(qtbot, lab):
         assert crossed == [], label.toPlainText()
 
 def _laid_out(part, size) -> None:
-    """The page at `size`, its plot laid out at the room it has there (and its fonts at the zoom)."""
-    from app.labs.fonts import follow_fonts
+    """The page at `size`, its plot laid out at the room it has there."""
     part.window().resize(*size)
     view_box = part.plot.getViewBox()
     before: list = []
 
     def steady() -> bool:                      # the same room two turns running
-        follow_fonts(part)
         now = (part.plot_widget.width(), part.plot_widget.height(), view_box.width(), view_box.height())
         steady_now = before[-1:] == [now]
         before.append(now)

@@ -16,7 +16,7 @@ from core.labs.ffn_page import (GPT2_D_FF, GPT2_D_MODEL, VASWANI_BASE_D_FF, VASW
                                 VASWANI_WIDTH, ffn_parameter_parts, gpt2_ffn_parameters, width_ratio)
 
 
-LABEL_PT = 11               # the axis titles'
+LABEL_PT = 11               # the axes' names
 SYMBOL_PX = 11              # the points' diameter
 X_PADDING, Y_PADDING = 0.14, (0.27, 0.32)   # the least room around the points, in parts of the data's span
 # Where each point's label stands (a TextItem's anchor: the share of the text left of and above
@@ -65,8 +65,8 @@ class FfnWidthPart(Part):
         self.plot = new_plot(self.plot_widget)
         d_ff = np.array([row.d_ff for row in VASWANI_WIDTH], dtype=float)
         perplexity = np.array([row.dev_perplexity for row in VASWANI_WIDTH])
-        self.curve = self.plot.plot(d_ff, perplexity, pen=pg.mkPen("#0072B2", width=2), symbol="o", symbolSize=11,
-                                    symbolBrush=point_brush("#0072B2"), symbolPen=point_pen("w"))
+        self.curve = self.plot.plot(d_ff, perplexity, pen=pg.mkPen("#0072B2", width=2), symbol="o",
+                                    symbolSize=SYMBOL_PX, symbolBrush=point_brush("#0072B2"), symbolPen=point_pen("w"))
         self.point_labels: list[pg.TextItem] = []
         for anchor, row in zip(_anchors(len(VASWANI_WIDTH), CENTRED), VASWANI_WIDTH):
             # off the line: the curve falls from the first point (label above it) into the others
@@ -169,8 +169,8 @@ class FfnWidthPart(Part):
 
         centred, narrow = x_fit(CENTRED), x_fit(NARROW)
         least_scale = width / (self.least_x[1] - self.least_x[0])
-        placing, (x_range, _) = (CENTRED, centred) if centred[1] >= least_scale * (1 - 1e-9) or centred[1] >= narrow[1] \
-            else (NARROW, narrow)
+        fits_centred = centred[1] >= least_scale * (1 - 1e-9) or centred[1] >= narrow[1]
+        placing, (x_range, _) = (CENTRED, centred) if fits_centred else (NARROW, narrow)
         anchors = _anchors(len(texts), placing)
         y_spots = [(row.dev_perplexity, max(dot, (1 - ay) * h), max(dot, ay * h))
                    for (_, ay), (_w, h), row in zip(anchors, label_sizes, VASWANI_WIDTH)]
