@@ -233,6 +233,9 @@ def test_the_width_plot_keeps_every_text_whole_at_any_size(qtbot, lab, language)
         _laid_out(part, (1280, 700))                                 # room enough: the full name
         assert _plot_problems(part) == [], language
         assert part.plot.getAxis("left").labelText == full
+        appearance().set_zoom(2.0)                                   # a zoom on screen, at the same size
+        _laid_out(part, (1280, 700))
+        assert _plot_problems(part) == [], language
         x, y = part.plotted()                                        # the points stay the paper's
         np.testing.assert_array_equal(x, [row.d_ff for row in VASWANI_WIDTH])
         np.testing.assert_array_equal(y, [row.dev_perplexity for row in VASWANI_WIDTH])

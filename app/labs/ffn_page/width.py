@@ -83,6 +83,7 @@ class FfnWidthPart(Part):
         self.plot.setXRange(*self.least_x, padding=0)
         self.plot.setYRange(*self.least_y, padding=0)
         self.fitted: tuple | None = None              # what the plot's texts were last fitted to
+        self.y_ticks: list[tuple[float, str]] | None = None
         self.plot.getViewBox().sigResized.connect(self._fit_plot)
         appearance().changed.connect(self._fit_plot)
         self.source = text_label("ffnWidthSource")
@@ -182,19 +183,47 @@ class FfnWidthPart(Part):
         self.plot.setYRange(*y_range, padding=0)
         room = 2 * self.plot.getAxis("left").label.document().documentMargin()
         x_title = next((t for t in x_titles if advance(title_font, t) + room <= width), x_titles[-1])
+        y_title = next((t for t in y_titles if advance(title_font, t) + room <= height), y_titles[-1])
         self._set_title("bottom", x_title)
-        self._set_title("left", next((t for t in y_titles if advance(title_font, t) + room <= height), y_titles[-1]))
-        # the d_ff axis as tall as its tick numbers and its name's box (as look.fit_axis_height sizes
-        # the explorer's): pyqtgraph keeps 80 % of each, and the name touched the numbers
-        bottom = self.plot.getAxis("bottom")
-        name = QTextDocument()                           # the name's box as pyqtgraph lays it out
-        name.setDefaultFont(title_font)
-        name.setPlainText(x_title)
-        ticks_height = max(0, bottom.style["tickLength"]) + bottom.style["tickTextOffset"][1] \
-            + QFontMetricsF(tick_font).height()          # (digits: no Chinese line height)
-        axis_height = int(ticks_height + name.size().height() - LABEL_NUDGE + 2 + 0.999)
-        if bottom.height() != axis_height or bottom.fixedHeight != axis_height:
-            bottom.setHeight(axis_height)
+        self._set_title("left", y_title)
+        self._fit_axes(x_title, y_title, y_range, height, tick_font, title_font)
+
+    def _fit_axes(self, x_title: str, y_title: str, y_range: tuple[float, float], height: float,
+                  tick_font, title_font) -> None:
+        """The perplexity ticks a round step apart and never at the plot's top or bottom edge
+        (pyqtgraph centres a tick's number on it: at the top edge half of it was cut), and each
+        axis as deep as its numbers and its name's box (as look.fit_axis_height and the heatmaps'
+        CellLabels size the explorer's): pyqtgraph keeps 80 % of the name's, and the name touched
+        the numbers (a Chinese one, whose box is taller, ran into them)."""
+        tick_line = QFontMetricsF(tick_font).height()            # (digits: no Chinese line height)
+        per_unit = height / (y_range[1] - y_range[0])
+        wanted = 1.5 * tick_line / per_unit
+        power = 10.0 ** np.floor(np.log10(wanted))
+        step = next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= wanted * (1 - 1e-9))
+        inset = (tick_line / 2 + 1) / per_unit
+        first, last = np.ceil((y_range[0] + inset) / step - 1e-9), np.floor((y_range[1] - inset) / step + 1e-9)
+        decimals = max(0, int(-np.floor(np.log10(step) + 1e-9)))
+        y_ticks = [(k * step, f"{k * step:.{decimals}f}") for k in range(int(first), int(last) + 1)]
+        left, bottom = self.plot.getAxis("left"), self.plot.getAxis("bottom")
+        if y_ticks != self.y_ticks:
+            left.setTicks([y_ticks])
+            self.y_ticks = y_ticks
+
+        def name_depth(text: str) -> float:                      # the name's box as pyqtgraph lays it out
+            name = QTextDocument()
+            name.setDefaultFont(title_font)
+            name.setPlainText(text)
+            return name.size().height() - LABEL_NUDGE + 2
+
+        widest = max((advance(tick_font, text) for _, text in y_ticks), default=0.0)
+        left_width = int(widest + left.style["tickTextOffset"][0] + max(0, left.style["tickLength"])
+                         + name_depth(y_title) + 1.999)
+        bottom_height = int(max(0, bottom.style["tickLength"]) + bottom.style["tickTextOffset"][1] + tick_line
+                            + name_depth(x_title) + 0.999)
+        if left.fixedWidth != left_width:
+            left.setWidth(left_width)
+        if bottom.fixedHeight != bottom_height:
+            bottom.setHeight(bottom_height)
 
     def _set_title(self, side: str, text: str) -> None:
         """An axis's name, set only when it changes (the page's fonts follow the zoom into its style),
