@@ -218,10 +218,12 @@ def test_the_width_plot_keeps_every_text_whole_at_any_size(qtbot, lab, language)
     _, panel = lab
     i18n.install(language)
     try:
+        panel.hide()                                                 # zoomed before the page is shown,
+        appearance().set_zoom(1.5)                                   # as a window opens at 150 %
+        panel.show()
         panel.set_focus("width")
         part = panel.width_part
         full = part.tr("dev perplexity (lower is better)")
-        appearance().set_zoom(1.5)
         for size in ((665, 530), (560, 600), (520, 700)):      # 1024×768 at 150 %: the page is 665 px wide
             _laid_out(part, size)
             assert _plot_problems(part) == [], (size, language)
@@ -242,6 +244,27 @@ def test_the_width_plot_keeps_every_text_whole_at_any_size(qtbot, lab, language)
     finally:
         appearance().reset()
         i18n.install("en")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_window_opened_at_150_percent_shows_the_width_plots_texts_whole(qtbot, language):
+    """A window opened at 150 % (the zoom the teacher chose last time) on the C4 lesson's step 11,
+    at 1024×768: the plot's names were fitted before the page's fonts followed the zoom, and
+    pyqtgraph left each larger name where the smaller one had been centred: "困惑度，越低越好" ran
+    past the plot's top, "d_ff (d_model = 512)" past its bottom."""
+    from app.launch import build_window, find_lesson
+    from app.widgets.appearance import appearance
+    try:
+        _, window = build_window(find_lesson("c4-ffn"), language, 10, zoom=1.5)
+        qtbot.addWidget(window)
+        window.resize(1024, 768)
+        window.show()
+        part = window.findChild(QWidget, "ffnWidthPart")
+        _laid_out(part, (1024, 768))
+        assert _plot_problems(part) == [], language
+        window.close()
+    finally:
+        appearance().reset()
 
 
 # --- shapes ------------------------------------------------------------------------------------

@@ -85,6 +85,12 @@ class FfnWidthPart(Part):
         self.fitted: tuple | None = None              # what the plot's texts were last fitted to
         self.y_ticks: list[tuple[float, str]] | None = None
         self.plot.getViewBox().sigResized.connect(self._fit_plot)
+        for side in ("left", "bottom"):
+            # an axis's name centred on its axis again whenever its text or size changes (the zoom
+            # too): pyqtgraph places it only when the axis resizes, and a longer name on an axis of
+            # the same size ran past its end
+            axis = self.plot.getAxis(side)
+            axis.label.document().contentsChanged.connect(axis.resizeEvent)
         appearance().changed.connect(self._fit_plot)
         self.source = text_label("ffnWidthSource")
         self.source.setStyleSheet("color: #555555;")
@@ -197,7 +203,7 @@ class FfnWidthPart(Part):
         the numbers (a Chinese one, whose box is taller, ran into them)."""
         tick_line = QFontMetricsF(tick_font).height()            # (digits: no Chinese line height)
         per_unit = height / (y_range[1] - y_range[0])
-        wanted = 1.5 * tick_line / per_unit
+        wanted = max(1.2 * tick_line, 40.0) / per_unit               # (a tall plot: 0.1 apart, not 0.05)
         power = 10.0 ** np.floor(np.log10(wanted))
         step = next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= wanted * (1 - 1e-9))
         inset = (tick_line / 2 + 1) / per_unit
@@ -226,13 +232,10 @@ class FfnWidthPart(Part):
             bottom.setHeight(bottom_height)
 
     def _set_title(self, side: str, text: str) -> None:
-        """An axis's name, set only when it changes (the page's fonts follow the zoom into its style),
-        and centred on its axis again (pyqtgraph places it only when the axis resizes: a longer
-        name on an axis of the same size ran past its end)."""
+        """An axis's name, set only when it changes (the page's fonts follow the zoom into its style)."""
         axis = self.plot.getAxis(side)
         if axis.labelText != text:
             self.plot.setLabel(side, text, **(axis.labelStyle if axis.labelText else {"font-size": f"{LABEL_PT}pt"}))
-            axis.resizeEvent()
 
     def plotted(self) -> tuple[np.ndarray, np.ndarray]:
         x, y = self.curve.getData()
