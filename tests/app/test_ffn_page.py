@@ -160,6 +160,113 @@ def test_the_width_plots_point_labels_lie_off_the_line(qtbot, lab):
         crossed = [point for point in along if box.contains(view_box.mapViewToScene(pg.Point(*point)))]
         assert crossed == [], label.toPlainText()
 
+def _laid_out(part, size) -> None:
+    """The page at `size`, its plot laid out at the room it has there."""
+    part.window().resize(*size)
+    view_box = part.plot.getViewBox()
+    before: list = []
+
+    def steady() -> bool:                      # the same room two turns running
+        now = (part.plot_widget.width(), part.plot_widget.height(), view_box.width(), view_box.height())
+        steady_now = before[-1:] == [now]
+        before.append(now)
+        return steady_now and view_box.width() > 0
+
+    settle(steady)
+
+
+def _plot_problems(part) -> list[str]:
+    """Every text of the width plot (point labels, axis names, tick labels) that is cut by the
+    plot's view, clipped by the box the points are drawn in, reaches past the side of the plot
+    its axis spans, or overlaps another."""
+    from tests.app.plot_helpers import cut_off, describe, overlaps, texts_of
+    graphics = part.plot_widget
+    part.plot_widget.grab()                          # a TextItem places itself as it paints
+    texts = texts_of(graphics)
+    view_box = part.plot.getViewBox()
+    box = graphics.mapFromScene(view_box.sceneBoundingRect()).boundingRect().toRectF().adjusted(-1, -1, 1, 1)
+    problems = [f"cut by the view: {t.text!r} {t.rect.getRect()}" for t in cut_off(graphics, texts)]
+    problems += [f"outside the points' box: {t.text!r}" for t in texts
+                 if isinstance(t.owner, pg.TextItem) and not box.contains(t.rect)]
+    for t in texts:
+        if t.owner is part.plot.getAxis("left") and t.kind == "label" \
+                and (t.rect.top() < box.top() or t.rect.bottom() > box.bottom()):
+            problems.append(f"the y axis's name runs past the plot's height: {t.text!r}")
+        if t.owner is part.plot.getAxis("bottom") and t.kind == "label" \
+                and (t.rect.left() < box.left() or t.rect.right() > box.right()):
+            problems.append(f"the x axis's name runs past the plot's width: {t.text!r}")
+    labels = [t.text for t in texts if isinstance(t.owner, pg.TextItem)]
+    ticks = [t.text for t in texts if t.kind == "tick" and t.owner is part.plot.getAxis("bottom")]
+    if len(labels) != len(VASWANI_WIDTH) or ticks != [f"{row.d_ff:,}" for row in VASWANI_WIDTH]:
+        problems.append(f"not every label and d_ff tick shown: {labels}, {ticks}")
+    pairs = overlaps(texts)
+    if pairs:
+        problems.append(f"overlapping: {describe(pairs)}")
+    return problems
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_width_plot_keeps_every_text_whole_at_any_size(qtbot, lab, language):
+    """At the desk with 150 % zoom on a 1024×768 screen (a teacher's projector) the plot had about
+    640 × 250 px: "5.12 · 53M params" was cut at the left, "4.75 · 90M params" at the right, and
+    "dev perplexity (lower is better)" at both ends. At any room the page gives it, every text
+    of the plot lies whole inside it (the labels placed and the ranges widened by what the labels
+    need, measured in their font); its y axis's name is worded shorter where the full one does
+    not fit, and in full where it does."""
+    from app import i18n
+    from app.widgets.appearance import appearance
+    _, panel = lab
+    i18n.install(language)
+    try:
+        panel.hide()                                                 # zoomed before the page is shown,
+        appearance().set_zoom(1.5)                                   # as a window opens at 150 %
+        panel.show()
+        panel.set_focus("width")
+        part = panel.width_part
+        full = part.tr("dev perplexity (lower is better)")
+        for size in ((665, 530), (560, 600), (520, 700)):      # 1024×768 at 150 %: the page is 665 px wide
+            _laid_out(part, size)
+            assert _plot_problems(part) == [], (size, language)
+        assert part.plot.getAxis("left").labelText != full          # the full name did not fit
+        appearance().set_presenting(True)
+        _laid_out(part, (1024, 573))                                 # presenting, 1024×768 at 150 %
+        assert _plot_problems(part) == [], language
+        appearance().reset()
+        _laid_out(part, (1280, 700))                                 # room enough: the full name
+        assert _plot_problems(part) == [], language
+        assert part.plot.getAxis("left").labelText == full
+        appearance().set_zoom(2.0)                                   # a zoom on screen, at the same size
+        _laid_out(part, (1280, 700))
+        assert _plot_problems(part) == [], language
+        x, y = part.plotted()                                        # the points stay the paper's
+        np.testing.assert_array_equal(x, [row.d_ff for row in VASWANI_WIDTH])
+        np.testing.assert_array_equal(y, [row.dev_perplexity for row in VASWANI_WIDTH])
+    finally:
+        appearance().reset()
+        i18n.install("en")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_window_opened_at_150_percent_shows_the_width_plots_texts_whole(qtbot, language):
+    """A window opened at 150 % (the zoom the teacher chose last time) on the C4 lesson's step 11,
+    at 1024×768: the plot's names were fitted before the page's fonts followed the zoom, and
+    pyqtgraph left each larger name where the smaller one had been centred: "困惑度，越低越好" ran
+    past the plot's top, "d_ff (d_model = 512)" past its bottom."""
+    from app.launch import build_window, find_lesson
+    from app.widgets.appearance import appearance
+    try:
+        _, window = build_window(find_lesson("c4-ffn"), language, 10, zoom=1.5)
+        qtbot.addWidget(window)
+        window.resize(1024, 768)
+        window.show()
+        part = window.findChild(QWidget, "ffnWidthPart")
+        _laid_out(part, (1024, 768))
+        assert _plot_problems(part) == [], language
+        window.close()
+    finally:
+        appearance().reset()
+
+
 # --- shapes ------------------------------------------------------------------------------------
 def test_small_scale_toggle_changes_edges_and_parameter_count(qtbot, lab):
     _, panel = lab
