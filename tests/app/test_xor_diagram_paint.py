@@ -32,6 +32,15 @@ def settle():
         app.processEvents()
 
 
+def xor_session_at_150(language: str, presenting: bool = False) -> Session:
+    """The C4 XOR block's Session, the interface in `language` at 150 % (presenting or not)."""
+    from app import i18n
+    i18n.install(language)
+    appearance().set_zoom(1.5)
+    appearance().set_presenting(presenting)
+    return Session(load_scenario(SCENARIOS / "c4-xor.json"))
+
+
 def test_an_edit_repaints_the_diagram_and_the_edited_spin_only(qtbot):
     session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
     panel = XorLabPanel(session)
@@ -70,11 +79,7 @@ def test_at_150_percent_on_a_projector_the_contributions_and_headers_stay_apart_
     """A teacher's 1024×768 at 150 % zoom, presenting: the drawing is at its least height and
     scrolls. The neurons' contributions ("+1", "0") were painted on top of each other between the
     write-back spins, and "read p, n: W_in, b_in" was clipped at both ends ("卖 p、n")."""
-    from app import i18n
-    i18n.install(language)
-    appearance().set_zoom(1.5)
-    appearance().set_presenting(True)
-    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    session = xor_session_at_150(language, presenting=True)
     panel = XorLabPanel(session)
     qtbot.addWidget(panel)
     panel.resize(1010, 400)                     # the lab's share of a 1024×768 window
@@ -120,12 +125,8 @@ def test_at_150_percent_the_headers_are_whole_and_apart_at_every_width(qtbot, la
     drawing, apart from the others and above every node and spin box."""
     from PySide6.QtCore import Qt
 
-    from app import i18n
     from app.labs.xor.diagram import XorDiagram
-    i18n.install(language)
-    appearance().set_zoom(1.5)
-    appearance().set_presenting(presenting)
-    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    session = xor_session_at_150(language, presenting)
     diagram = XorDiagram(session)
     qtbot.addWidget(diagram)
     diagram.refresh()
@@ -165,11 +166,8 @@ def test_a_wrapped_header_is_painted_as_drawtext_paints_each_line(qtbot, monkeyp
     as drawText(rect, AlignCenter, line) does, and a paint after an edit is a fresh paint."""
     from PySide6.QtCore import Qt
 
-    from app import i18n
     from app.labs.xor import diagram as drawing
-    i18n.install(language)
-    appearance().set_zoom(1.5)
-    session = Session(load_scenario(SCENARIOS / "c4-xor.json"))
+    session = xor_session_at_150(language)
     diagram = drawing.XorDiagram(session)
     qtbot.addWidget(diagram)
     diagram.refresh()
