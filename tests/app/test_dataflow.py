@@ -312,11 +312,11 @@ def test_zoom_and_fit(qtbot):
 
 def test_structure_change_rebuilds_and_refits(qtbot):
     session, view = make(qtbot)
-    old = id(view.node_item("hook_resid_pre"))
+    old = view.node_item("hook_resid_pre")      # held: an id() of a freed wrapper can come back (flaky)
     view.zoom_in()
     session.set_config(gated=True)
     assert "mlp.hook_gate" in view.node_names()
-    assert id(view.node_item("hook_resid_pre")) != old
+    assert view.node_item("hook_resid_pre") is not old
     zoomed = view.transform().m11()
     view.fit_to_window()                    # the new layout was fitted already: fitting again changes nothing
     assert view.transform().m11() == pytest.approx(zoomed)
