@@ -22,7 +22,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
 
-from app.widgets.wheel_guard import WheelGuard
+from app.widgets.wheel_guard import guard_scroll_area
 
 
 class ColumnScroll(QScrollArea):
@@ -35,8 +35,7 @@ class ColumnScroll(QScrollArea):
         self.setWidgetResizable(False)             # sized here: as wide as the column, never wider
         self.setWidget(content)
         content.installEventFilter(self)
-        self._wheel = WheelGuard(self)
-        self._wheel.guard(content)
+        guard_scroll_area(self)                    # the wheel: see the module's docstring
         self._scrolling = True
         self._fitting = False
         self._least_width = 0
@@ -85,15 +84,10 @@ class ColumnScroll(QScrollArea):
         self._fit()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self.widget():
-            kind = event.type()
-            if kind == QEvent.Type.LayoutRequest:
-                # (its layout has just been laid out: Qt hands a widget's layout its events first)
-                self._fit()
-                self.updateGeometry()              # as a plain column's layout would tell the splitter
-            elif kind == QEvent.Type.ChildPolished and isinstance(event.child(), QWidget):
-                # a panel moved in (presentation mode), or a new one shown: its controls too
-                self._wheel.guard(event.child())
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            # (its layout has just been laid out: Qt hands a widget's layout its events first)
+            self._fit()
+            self.updateGeometry()                  # as a plain column's layout would tell the splitter
         return super().eventFilter(watched, event)
 
     def needed_height(self, width: int) -> int:

@@ -12,10 +12,11 @@ its own wheel (the weight editor nudges the selected cell).
 
 `WheelGuard(owner).guard(widget)` installs one event filter on the controls under `widget` and
 makes those that took focus by the wheel (Qt::WheelFocus) take it by click and Tab only
-(Qt::StrongFocus). ColumnScroll guards its content, and each panel that comes into it later
-(presentation mode brings the inspector in). The rule holds where the control is: a panel moved
-out of every scroll area (presentation mode puts the options beside the plots, the inspector goes
-home) has Qt's own wheel again, as the inspector always had there.
+(Qt::StrongFocus). `guard_scroll_area(area)` guards a scroll area's content and each panel that
+comes into it later: the right-hand column (ColumnScroll; presentation mode brings the inspector
+in) and the labs' pages. The rule holds where the control is: a panel moved out of every scroll
+area (presentation mode puts the options beside the plots, the inspector goes home) has Qt's own
+wheel again, as the inspector always had there.
 
 `guard_scroll_area(area)` brings the same rule to any other scroll area: every lab page that
 scrolls (LabPanel.add_part), so scrolling a lab page never moves a slider. A wheel a scroll area
@@ -144,7 +145,7 @@ def guard_scroll_area(area: QScrollArea) -> WheelGuard:
 
 
 class _NewChildren(QObject):
-    """Guards what comes into the area's widget later, as ColumnScroll does for its panels."""
+    """Guards what comes into the area's widget later (a panel presentation mode moves into the column)."""
 
     def __init__(self, guard: WheelGuard, parent: QObject):
         super().__init__(parent)
